@@ -1,0 +1,3 @@
+from jaxlab.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,176 @@
+"""The ``jaxlab`` command: ``list``, ``verify``, ``bench`` and ``cite``.
+
+``jaxlab verify [AREA ...] [--quick] [--json PATH]`` runs the registered claims of the areas (all when none
+is named) in float64 and exits 1 if any fails. ``jaxlab bench [AREA ...]`` runs ``bench/<area>.py`` from a
+source checkout and stores its JSON lines in ``bench/results/<area>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def _enable_x64() -> None:
+    os.environ["JAX_ENABLE_X64"] = "1"
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
+def cmd_list(_args) -> int:
+    from jaxlab.core.claims import discover_areas, registered
+
+    areas = discover_areas()
+    if not areas:
+        print("no areas registered")
+        return 0
+    print(f"{'area':<14} {'claims':>6} {'quick':>5}  title / modules / papers")
+    for area, module in areas.items():
+        mod = importlib.import_module(module)
+        cl = registered(area)
+        title = getattr(mod, "TITLE", "")
+        modules = ", ".join(getattr(mod, "MODULES", ()))
+        papers = ", ".join(dict.fromkeys(c.paper for c in cl))
+        print(f"{area:<14} {len(cl):>6} {sum(c.quick for c in cl):>5}  {title}")
+        if modules:
+            print(f"{'':<28}modules: {modules}")
+        if papers:
+            print(f"{'':<28}papers:  {papers}")
+    return 0
+
+
+def cmd_verify(args) -> int:
+    _enable_x64()
+    from jaxlab.core.claims import discover_areas, load_area, run_claims
+
+    known = discover_areas()
+    areas = args.areas or list(known)
+    unknown = [a for a in areas if a not in known]
+    if unknown:
+        print(f"unknown area(s): {', '.join(unknown)}; known: {', '.join(known)}", file=sys.stderr)
+        return 2
+    claims = []
+    for a in areas:
+        claims += [c for c in load_area(a) if c.quick or not args.quick]
+    if not claims:
+        print("no claims to run", file=sys.stderr)
+        return 1
+    total = len(claims)
+    t_start = time.perf_counter()
+    counter = {"i": 0}
+
+    def progress(o) -> None:
+        counter["i"] += 1
+        i = counter["i"]
+        bar = "#" * int(24 * i / total)
+        verdict = "PASS" if o.passed else "FAIL"
+        print(f"\r[{bar:<24}] {i}/{total} {o.area}:{o.claim} {verdict} ({o.seconds:.1f}s)\033[K",
+              end="\n" if (i == total or not o.passed) else "", file=sys.stderr, flush=True)
+
+    outcomes = run_claims(claims, on_done=progress)
+    wa = max(4, *(len(o.area) for o in outcomes))
+    wc = max(5, *(len(o.claim) for o in outcomes))
+    header = f"{'area':<{wa}}  {'claim':<{wc}}  {'measured':>11}  {'expected':>12}  {'tolerance':>10}  result  seconds"
+    print(header)
+    print("-" * len(header))
+    for o in outcomes:
+        print(f"{o.area:<{wa}}  {o.claim:<{wc}}  {_fmt(o.measured):>11}  {_fmt(o.expected):>12}  "
+              f"{_fmt(o.tolerance):>10}  {'PASS' if o.passed else 'FAIL':<6}  {o.seconds:7.2f}")
+    n_fail = sum(not o.passed for o in outcomes)
+    for o in outcomes:
+        if o.error:
+            print(f"\n{o.area}:{o.claim} raised:\n{o.error}", file=sys.stderr)
+    print(f"\n{len(outcomes) - n_fail} passed, {n_fail} failed in {time.perf_counter() - t_start:.1f} s")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps([o.as_dict() for o in outcomes], indent=2))
+    return 1 if n_fail else 0
+
+
+def _source_root() -> Path | None:
+    root = Path(__file__).resolve().parent.parent
+    return root if (root / "bench").is_dir() and (root / "pyproject.toml").is_file() else None
+
+
+def cmd_bench(args) -> int:
+    root = _source_root()
+    if root is None:
+        print("jaxlab bench runs the scripts in bench/ of a source checkout; this jaxlab is installed from a "
+              "wheel. Clone the repository and `pip install -e .[bench]` there.", file=sys.stderr)
+        return 2
+    scripts = {p.stem: p for p in sorted((root / "bench").glob("*.py")) if not p.stem.startswith("_")}
+    areas = args.areas or list(scripts)
+    missing = [a for a in areas if a not in scripts]
+    if missing:
+        print(f"no benchmark for: {', '.join(missing)}; available: {', '.join(scripts)}", file=sys.stderr)
+        return 2
+    status = 0
+    for a in areas:
+        print(f"== bench/{a}.py", file=sys.stderr, flush=True)
+        proc = subprocess.Popen([sys.executable, str(scripts[a])], cwd=root, stdout=subprocess.PIPE, text=True)
+        rows = []
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            print(line, end="", flush=True)
+            if line.lstrip().startswith("{"):
+                rows.append(json.loads(line))
+        if proc.wait() != 0:
+            print(f"bench/{a}.py exited with {proc.returncode}", file=sys.stderr)
+            status = 1
+        out = root / "bench" / "results" / f"{a}.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(rows, indent=2) + "\n")
+    return status
+
+
+def cmd_cite(args) -> int:
+    from jaxlab.core.citations import cite
+
+    try:
+        print(cite(args.name))
+    except KeyError as exc:
+        print(exc.args[0], file=sys.stderr)
+        return 2
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="jaxlab", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="areas, their modules, papers and number of claims").set_defaults(fn=cmd_list)
+    v = sub.add_parser("verify", help="run the registered claims (float64) and print a table")
+    v.add_argument("areas", nargs="*", help="areas to verify (default: all)")
+    v.add_argument("--quick", action="store_true", help="only the quick subset")
+    v.add_argument("--json", metavar="PATH", help="also write the outcomes as JSON")
+    v.set_defaults(fn=cmd_verify)
+    b = sub.add_parser("bench", help="run bench/<area>.py from a source checkout")
+    b.add_argument("areas", nargs="*")
+    b.set_defaults(fn=cmd_bench)
+    c = sub.add_parser("cite", help="BibTeX of the paper behind a module, function or paper key")
+    c.add_argument("name", nargs="?", default=None)
+    c.set_defaults(fn=cmd_cite)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.fn(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,116 @@
+"""Scale a leading batch axis (particles, chains, starts, seeds) across devices with :mod:`jax.sharding`.
+
+This is how jaxlab runs past one device and past one host: the batch axis of the inputs is laid out over a
+1-d device mesh named ``"batch"``, and XLA's SPMD partitioner splits the vmapped computation accordingly
+(each device computes its slice; nothing is gathered until the caller asks). On several hosts, build the mesh
+over ``jax.devices()`` after ``jax.distributed.initialize()``; the functions here are unchanged.
+
+On a CPU-only machine, ``XLA_FLAGS=--xla_force_host_platform_device_count=8`` (set before importing jax)
+simulates 8 devices, which is how the tests check that sharded and unsharded results agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+__all__ = ["BATCH_AXIS", "batch_mesh", "batch_sharding", "shard_batch", "sharded_vmap"]
+
+BATCH_AXIS = "batch"
+
+
+def batch_mesh(devices: Sequence[Any] | None = None) -> Mesh:
+    """A 1-d mesh with axis ``"batch"`` over ``devices`` (default: every device JAX sees)."""
+    devs = list(jax.devices() if devices is None else devices)
+    if not devs:
+        raise ValueError("devices must contain at least one device, got an empty sequence")
+    return Mesh(np.asarray(devs), (BATCH_AXIS,))
+
+
+def batch_sharding(mesh: Mesh | None = None) -> NamedSharding:
+    """Sharding that splits axis 0 over the mesh's ``"batch"`` axis and replicates the rest."""
+    return NamedSharding(mesh or batch_mesh(), PartitionSpec(BATCH_AXIS))
+
+
+def shard_batch(tree: Any, mesh: Mesh | None = None) -> Any:
+    """Place every leaf of ``tree`` with its leading axis split across the mesh.
+
+    Raises:
+      ValueError: a leaf is a scalar, or its leading size is not a multiple of the number of devices (use
+        :func:`sharded_vmap`, which pads, when sizes are arbitrary).
+    """
+    mesh = mesh or batch_mesh()
+    n_dev = mesh.devices.size
+    sharding = batch_sharding(mesh)
+
+    def put(x):
+        x = jnp.asarray(x)
+        if x.ndim == 0:
+            raise ValueError("shard_batch needs arrays with a leading batch axis, got a scalar leaf")
+        if x.shape[0] % n_dev:
+            raise ValueError(
+                f"leading axis of size {x.shape[0]} is not a multiple of the {n_dev} devices; "
+                "pad it or use sharded_vmap"
+            )
+        return jax.device_put(x, sharding)
+
+    return jax.tree_util.tree_map(put, tree)
+
+
+def sharded_vmap(
+    fn: Callable[..., Any],
+    in_axes: int | None | Sequence[int | None] = 0,
+    *,
+    mesh: Mesh | None = None,
+) -> Callable[..., Any]:
+    """``jax.vmap(fn, in_axes)``, jitted, with the mapped inputs split across devices.
+
+    Arguments mapped on axis 0 are padded (by repeating their last entry) to a multiple of the device count,
+    sharded over the ``"batch"`` mesh axis, and the padding is removed from the outputs. Arguments with
+    ``in_axes`` ``None`` are replicated. The result equals ``jax.vmap(fn, in_axes)(*args)`` up to
+    floating-point reassociation by the partitioner (bitwise equal in practice for elementwise batches).
+    """
+    jitted = jax.jit(jax.vmap(fn, in_axes=in_axes))
+
+    def wrapped(*args):
+        mesh_ = mesh or batch_mesh()
+        n_dev = mesh_.devices.size
+        axes = in_axes if isinstance(in_axes, (list, tuple)) else (in_axes,) * len(args)
+        if len(axes) != len(args):
+            raise ValueError(f"in_axes has {len(axes)} entries but {len(args)} arguments were given")
+        if any(a not in (0, None) for a in axes):
+            raise ValueError(f"sharded_vmap maps axis 0 or nothing, got in_axes={in_axes!r}")
+        sizes = {
+            int(jnp.shape(leaf)[0])
+            for a, arg in zip(axes, args, strict=True)
+            if a == 0
+            for leaf in jax.tree_util.tree_leaves(arg)
+        }
+        if len(sizes) != 1:
+            raise ValueError(f"mapped arguments must share one leading size, got sizes {sorted(sizes)}")
+        (n,) = sizes
+        n_pad = (-n) % n_dev
+        replicated = NamedSharding(mesh_, PartitionSpec())
+
+        def pad_and_shard(x):
+            x = jnp.asarray(x)
+            if n_pad:
+                x = jnp.concatenate([x, jnp.repeat(x[-1:], n_pad, axis=0)], axis=0)
+            return jax.device_put(x, batch_sharding(mesh_))
+
+        placed = [
+            jax.tree_util.tree_map(pad_and_shard, arg)
+            if a == 0
+            else jax.tree_util.tree_map(lambda x: jax.device_put(jnp.asarray(x), replicated), arg)
+            for a, arg in zip(axes, args, strict=True)
+        ]
+        out = jitted(*placed)
+        return jax.tree_util.tree_map(lambda y: y[:n], out) if n_pad else out
+
+    return wrapped
+

@@ -1,0 +1,265 @@
+r"""Kernels, Gram matrices, the Langevin Stein kernel and weighted discrepancies between particle sets.
+
+Radial kernels are functions of the squared distance ``r² = ||x - y||²`` and a length scale ``ℓ``:
+
+- Gaussian: ``k(x, y) = exp(-r² / (2ℓ²))``;
+- inverse multiquadric (IMQ): ``k = (c² + r²/ℓ²)^β`` with ``c > 0``, ``β ∈ (-1, 0)`` (default ``c = 1``,
+  ``β = -1/2``; Gorham & Mackey 2017);
+- Matérn ν ∈ {1/2, 3/2, 5/2}: with ``u = √(2ν) r / ℓ``, ``e^{-u}``, ``(1 + u) e^{-u}``,
+  ``(1 + u + u²/3) e^{-u}``.
+
+Weighted discrepancies between ``μ = Σ_i wx_i δ_{x_i}`` and ``ν = Σ_j wy_j δ_{y_j}`` (weights need not be
+positive or sum to 1; ``None`` means uniform ``1/n``):
+
+- ``MMD²(μ, ν) = wxᵀ K_XX wx - 2 wxᵀ K_XY wy + wyᵀ K_YY wy`` (biased V-statistic; Gretton et al. 2012);
+- Langevin Stein kernel of the Gaussian base kernel, with scores ``s = ∇ log π̃``:
+  ``k_π(x, y) = k(x, y) [ d/ℓ² - r²/ℓ⁴ + (x - y)·(s(x) - s(y))/ℓ² + s(x)·s(y) ]`` and
+  ``KSD = sqrt(wᵀ K_π w)`` (Liu, Lee & Jordan 2016; Chwialkowski et al. 2016);
+- energy distance ``E = 2 E||X - Y|| - E||X - X'|| - E||Y - Y'||`` (Székely & Rizzo 2013; scipy's
+  ``energy_distance`` returns ``sqrt(E)`` in 1-d);
+- weighted moments ``m = Σ w_i x_i``, ``C = Σ w_i x_i x_iᵀ - m mᵀ`` and the Förstner distance
+  ``sqrt(Σ_i log² λ_i)`` with ``λ`` the generalised eigenvalues of ``(C, C_ref)``.
+
+Names and signatures follow ``specs/sampling.md`` section A.6; all functions are pure and jit/vmap/grad-able.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+from jaxtyping import Array, Float
+
+from jaxlab.core.citations import cites, register_paper
+from jaxlab.core.validation import as_array, check_positive
+from jaxlab.kernels.distances import pairwise_distance_quantile, safe_sqrt, sqdist
+
+__all__ = [
+    "KERNELS",
+    "energy_distance",
+    "foerstner_distance",
+    "gaussian_kernel",
+    "gram",
+    "ksd",
+    "mmd2",
+    "pairwise_distance_quantile",
+    "stein_gram",
+    "weighted_moments",
+]
+
+register_paper("gretton2012mmd", """@article{gretton2012kernel,
+  title = {A Kernel Two-Sample Test},
+  author = {Gretton, Arthur and Borgwardt, Karsten M. and Rasch, Malte J. and Sch{\\"o}lkopf, Bernhard and Smola, Alexander},
+  journal = {Journal of Machine Learning Research},
+  volume = {13},
+  pages = {723--773},
+  year = {2012}
+}""")
+register_paper("liu2016ksd", """@inproceedings{liu2016kernelized,
+  title = {A Kernelized Stein Discrepancy for Goodness-of-fit Tests},
+  author = {Liu, Qiang and Lee, Jason D. and Jordan, Michael I.},
+  booktitle = {International Conference on Machine Learning},
+  pages = {276--284},
+  year = {2016}
+}""")
+register_paper("gorham2017imq", """@inproceedings{gorham2017measuring,
+  title = {Measuring Sample Quality with Kernels},
+  author = {Gorham, Jackson and Mackey, Lester},
+  booktitle = {International Conference on Machine Learning},
+  pages = {1292--1301},
+  year = {2017}
+}""")
+register_paper("szekely2013energy", """@article{szekely2013energy,
+  title = {Energy statistics: A class of statistics based on distances},
+  author = {Sz{\\'e}kely, G{\\'a}bor J. and Rizzo, Maria L.},
+  journal = {Journal of Statistical Planning and Inference},
+  volume = {143},
+  number = {8},
+  pages = {1249--1272},
+  year = {2013}
+}""")
+register_paper("forstner2003metric", """@incollection{forstner2003metric,
+  title = {A Metric for Covariance Matrices},
+  author = {F{\\"o}rstner, Wolfgang and Moonen, Boudewijn},
+  booktitle = {Geodesy -- The Challenge of the 3rd Millennium},
+  pages = {299--309},
+  publisher = {Springer},
+  year = {2003}
+}""")
+
+
+def _gaussian(r2, ell):
+    return jnp.exp(-r2 / (2.0 * ell**2))
+
+
+def _imq(r2, ell, c=1.0, beta=-0.5):
+    return (c**2 + r2 / ell**2) ** beta
+
+
+def _matern(nu2: int):
+    # nu2 = 2ν ∈ {1, 3, 5}
+    def k(r2, ell):
+        u = jnp.sqrt(float(nu2)) * safe_sqrt(r2) / ell
+        poly = {1: 1.0, 3: 1.0 + u, 5: 1.0 + u + u**2 / 3.0}[nu2]
+        return poly * jnp.exp(-u)
+
+    return k
+
+
+KERNELS: dict[str, Callable[[Array, Array], Array]] = {
+    "gaussian": _gaussian,
+    "imq": _imq,
+    "matern12": _matern(1),
+    "matern32": _matern(3),
+    "matern52": _matern(5),
+}
+"""Radial kernel profiles ``k(r², ℓ)`` by name."""
+
+
+def _profile(kernel: str):
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {sorted(KERNELS)}, got {kernel!r}")
+    return KERNELS[kernel]
+
+
+@cites("gretton2012mmd")
+def gaussian_kernel(x: Float[Array, " d"], y: Float[Array, " d"], lengthscale) -> Float[Array, ""]:
+    """``exp(-||x - y||² / (2 ℓ²))`` for two points (vmap it for batches; :func:`gram` is faster)."""
+    x = as_array(x, "x", ndim=1)
+    y = as_array(y, "y", ndim=1, shape=x.shape)
+    check_positive(lengthscale, "lengthscale")
+    return _gaussian(jnp.sum((x - y) ** 2), lengthscale)
+
+
+@cites("gretton2012mmd")
+def gram(
+    X: Float[Array, "n d"], Y: Float[Array, "m d"] | None = None, *, lengthscale, kernel: str = "gaussian"
+) -> Float[Array, "n m"]:
+    """Kernel matrix ``K_ij = k(x_i, y_j)`` (``Y = None``: ``Y = X``, symmetric PSD) via the Gram trick."""
+    check_positive(lengthscale, "lengthscale")
+    return _profile(kernel)(sqdist(X, Y), lengthscale)
+
+
+def _weights(w, n: int, name: str, dtype):
+    if w is None:
+        return jnp.full((n,), 1.0 / n, dtype=dtype)
+    return as_array(w, name, ndim=1, shape=(n,)).astype(dtype)
+
+
+@cites("gretton2012mmd")
+def mmd2(
+    X: Float[Array, "n d"],
+    wx: Float[Array, " n"] | None,
+    Y: Float[Array, "m d"],
+    wy: Float[Array, " m"] | None,
+    *,
+    lengthscale,
+    kernel: str = "gaussian",
+) -> Float[Array, ""]:
+    """Weighted squared MMD (biased V-statistic) ``wxᵀK_XX wx - 2 wxᵀK_XY wy + wyᵀK_YY wy``.
+
+    Not clamped: for a positive definite kernel it is ``>= 0`` up to rounding (``~1e-16`` in float64).
+    """
+    X = as_array(X, "X", ndim=2)
+    Y = as_array(Y, "Y", ndim=2)
+    dtype = jnp.result_type(X, Y)
+    wx = _weights(wx, X.shape[0], "wx", dtype)
+    wy = _weights(wy, Y.shape[0], "wy", dtype)
+    kxx = gram(X, lengthscale=lengthscale, kernel=kernel)
+    kyy = gram(Y, lengthscale=lengthscale, kernel=kernel)
+    kxy = gram(X, Y, lengthscale=lengthscale, kernel=kernel)
+    return wx @ kxx @ wx - 2.0 * (wx @ kxy @ wy) + wy @ kyy @ wy
+
+
+@cites("liu2016ksd")
+def stein_gram(
+    X: Float[Array, "n d"],
+    scores_X: Float[Array, "n d"],
+    Y: Float[Array, "m d"] | None = None,
+    scores_Y: Float[Array, "m d"] | None = None,
+    *,
+    lengthscale,
+) -> Float[Array, "n m"]:
+    """Langevin Stein kernel matrix of the Gaussian base kernel (closed form, see the module docstring).
+
+    ``scores_X[i] = ∇ log π̃(x_i)``; with ``Y = None`` the Stein kernel of ``X`` with itself.
+    """
+    X = as_array(X, "X", ndim=2)
+    sX = as_array(scores_X, "scores_X", shape=X.shape)
+    if Y is None:
+        if scores_Y is not None:
+            raise ValueError("scores_Y was given without Y")
+        Y, sY = X, sX
+    else:
+        Y = as_array(Y, "Y", ndim=2, shape=(None, X.shape[1]))
+        if scores_Y is None:
+            raise ValueError("scores_Y is required when Y is given")
+        sY = as_array(scores_Y, "scores_Y", shape=Y.shape)
+    check_positive(lengthscale, "lengthscale")
+    ell2 = jnp.asarray(lengthscale, dtype=X.dtype) ** 2
+    d = X.shape[1]
+    r2 = sqdist(X, Y) if Y is not X else sqdist(X)
+    k = jnp.exp(-r2 / (2.0 * ell2))
+    # (x_i - y_j)·(s(x_i) - s(y_j)) expanded so that no (n, m, d) tensor is formed.
+    cross = (
+        jnp.sum(X * sX, -1)[:, None]
+        - X @ sY.T
+        - sX @ Y.T
+        + jnp.sum(Y * sY, -1)[None, :]
+    )
+    return k * (d / ell2 - r2 / ell2**2 + cross / ell2 + sX @ sY.T)
+
+
+@cites("liu2016ksd")
+def ksd(X: Float[Array, "n d"], w: Float[Array, " n"] | None, scores: Float[Array, "n d"], *, lengthscale):
+    """Weighted kernel Stein discrepancy ``sqrt(max(wᵀ K_π w, 0))`` with the Gaussian base kernel."""
+    X = as_array(X, "X", ndim=2)
+    w = _weights(w, X.shape[0], "w", X.dtype)
+    q = w @ stein_gram(X, scores, lengthscale=lengthscale) @ w
+    return safe_sqrt(q)
+
+
+@cites("szekely2013energy")
+def energy_distance(
+    X: Float[Array, "n d"], wx: Float[Array, " n"] | None, Y: Float[Array, "m d"], wy: Float[Array, " m"] | None
+) -> Float[Array, ""]:
+    """Weighted energy distance ``2 E||X-Y|| - E||X-X'|| - E||Y-Y'||`` (V-statistic, not its square root)."""
+    X = as_array(X, "X", ndim=2)
+    Y = as_array(Y, "Y", ndim=2, shape=(None, X.shape[1]))
+    dtype = jnp.result_type(X, Y)
+    wx = _weights(wx, X.shape[0], "wx", dtype)
+    wy = _weights(wy, Y.shape[0], "wy", dtype)
+    dxy = safe_sqrt(sqdist(X, Y))
+    dxx = safe_sqrt(sqdist(X))
+    dyy = safe_sqrt(sqdist(Y))
+    return 2.0 * (wx @ dxy @ wy) - wx @ dxx @ wx - wy @ dyy @ wy
+
+
+def weighted_moments(X: Float[Array, "n d"], w: Float[Array, " n"] | None = None):
+    """Weighted mean ``m = Σ w_i x_i`` and centred covariance ``C = Σ w_i x_i x_iᵀ - m mᵀ``.
+
+    The weights are used as given (signed weights of a quadrature rule are allowed); ``None`` = uniform.
+    """
+    X = as_array(X, "X", ndim=2)
+    w = _weights(w, X.shape[0], "w", X.dtype)
+    m = w @ X
+    C = (X * w[:, None]).T @ X - jnp.outer(m, m)
+    return m, C
+
+
+@cites("forstner2003metric")
+def foerstner_distance(C: Float[Array, "d d"], C_ref: Float[Array, "d d"]) -> Float[Array, ""]:
+    """Förstner distance ``sqrt(Σ_i log² λ_i)``, ``λ`` the eigenvalues of ``C_ref^{-1/2} C C_ref^{-1/2}``.
+
+    Both matrices must be symmetric positive definite (NaN otherwise).
+    """
+    C = as_array(C, "C", ndim=2)
+    C_ref = as_array(C_ref, "C_ref", ndim=2, shape=C.shape)
+    if C.shape[0] != C.shape[1]:
+        raise ValueError(f"C must be square, got shape {C.shape}")
+    L = jnp.linalg.cholesky(C_ref)
+    A = jax.scipy.linalg.solve_triangular(L, C, lower=True)
+    M = jax.scipy.linalg.solve_triangular(L, A.T, lower=True)
+    lam = jnp.linalg.eigvalsh(0.5 * (M + M.T))
+    return jnp.sqrt(jnp.sum(jnp.log(lam) ** 2))
