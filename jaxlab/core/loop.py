@@ -3,8 +3,9 @@
 Every iterative jaxlab method (particles, Langevin chains, SGD, online learners) exposes
 ``step(key, state) -> (state, info)``. :func:`run` iterates it ``num_steps`` times with one fresh key per
 step (``jax.random.split(key, num_steps)``), optionally keeps every ``thin``-th state and info, and can print
-a progress meter from inside ``jit`` (through :func:`jax.debug.callback`; off by default, and the numbers are
-identical either way because the callback returns nothing into the computation).
+a progress meter from inside ``jit`` (through :func:`jax.debug.callback`; off by default). The callback feeds
+nothing back into the computation, so the numbers are the same either way; they can differ in the last bit
+only, because the compiler may fuse floating-point operations (e.g. into FMAs) differently around it.
 """
 
 from __future__ import annotations
@@ -96,7 +97,7 @@ def run(
         raise ValueError(f"num_steps must be a multiple of thin={thin}, got num_steps={num_steps}")
     n_out = num_steps // thin
     keys = jax.random.split(key, num_steps)
-    keys = keys.reshape((n_out, thin) + keys.shape[1:])
+    keys = keys.reshape((n_out, thin, *keys.shape[1:]))
     index = jnp.arange(num_steps).reshape(n_out, thin)
 
     def one(state, xs):

@@ -64,7 +64,7 @@ def shard_batch(tree: Any, mesh: Mesh | None = None) -> Any:
 
 def sharded_vmap(
     fn: Callable[..., Any],
-    in_axes: int | None | Sequence[int | None] = 0,
+    in_axes: int | Sequence[int | None] | None = 0,
     *,
     mesh: Mesh | None = None,
 ) -> Callable[..., Any]:

@@ -50,7 +50,8 @@ __all__ = [
 
 register_paper("gretton2012mmd", """@article{gretton2012kernel,
   title = {A Kernel Two-Sample Test},
-  author = {Gretton, Arthur and Borgwardt, Karsten M. and Rasch, Malte J. and Sch{\\"o}lkopf, Bernhard and Smola, Alexander},
+  author = {Gretton, Arthur and Borgwardt, Karsten M. and Rasch, Malte J. and
+            Sch{\\"o}lkopf, Bernhard and Smola, Alexander},
   journal = {Journal of Machine Learning Research},
   volume = {13},
   pages = {723--773},

@@ -1,0 +1,69 @@
+import contextlib
+import io
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxlab.core import run
+
+
+def ar1_step(key, x):
+    x = 0.5 * x + jax.random.normal(key, x.shape)
+    return x, jnp.sum(x)
+
+
+def python_loop(key, x, n):
+    keys = jax.random.split(key, n)
+    xs, infos = [], []
+    for k in keys:
+        x, info = ar1_step(k, x)
+        xs.append(x)
+        infos.append(info)
+    return x, np.stack(xs), np.stack(infos)
+
+
+RUN = jax.jit(lambda key, x: run(ar1_step, x, key, 12, thin=3, save_states=True))
+
+
+def test_run_matches_a_python_loop_with_the_same_keys():
+    key, x0 = jax.random.key(0), jnp.zeros(3)
+    final, trace = RUN(key, x0)
+    ref_final, ref_states, ref_infos = python_loop(key, x0, 12)
+    np.testing.assert_allclose(final, ref_final, rtol=1e-14)
+    np.testing.assert_allclose(trace.states, ref_states[2::3], rtol=1e-14)
+    np.testing.assert_allclose(trace.infos, ref_infos[2::3], rtol=1e-14)
+
+
+def test_run_is_deterministic_and_vmappable_over_keys():
+    keys = jax.random.split(jax.random.key(1), 4)
+    finals, _ = jax.vmap(RUN, in_axes=(0, None))(keys, jnp.zeros(3))
+    again, _ = RUN(keys[2], jnp.zeros(3))
+    np.testing.assert_array_equal(finals[2], again)
+
+
+def test_progress_meter_prints_and_leaves_results_unchanged():
+    buf = io.StringIO()
+    with contextlib.redirect_stderr(buf):
+        on = jax.jit(lambda k: run(ar1_step, jnp.ones(2), k, 10, progress=True, label="ar1"))(jax.random.key(2))
+        jax.effects_barrier()
+    off = jax.jit(lambda k: run(ar1_step, jnp.ones(2), k, 10))(jax.random.key(2))
+    for a, b in zip(jax.tree.leaves(on), jax.tree.leaves(off), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-14, atol=0)
+    assert "ar1" in buf.getvalue() and "10/10" in buf.getvalue()
+
+
+def test_zero_steps_and_no_states():
+    final, trace = run(ar1_step, jnp.ones(2), jax.random.key(0), 0)
+    np.testing.assert_array_equal(final, jnp.ones(2))
+    assert trace.states is None and trace.infos.shape == (0,)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="num_steps must be a multiple of thin=4"):
+        run(ar1_step, jnp.ones(2), jax.random.key(0), 10, thin=4)
+    with pytest.raises(ValueError, match="num_steps must be >= 0"):
+        run(ar1_step, jnp.ones(2), jax.random.key(0), -1)
+    with pytest.raises(TypeError, match="num_steps must be a Python int"):
+        run(ar1_step, jnp.ones(2), jax.random.key(0), 2.0)
