@@ -1,0 +1,304 @@
+r"""Wasserstein bounds for annealed Langevin and the tuning rules R0-R3 (paper B, spec section B.3).
+
+Touron, Cardoso, Arbel, Rodrigues, *Theoretical guidelines for annealed Langevin dynamics in compositional
+simulation-based inference*, arXiv:2605.21253. Only the abstract of that paper was available: the bound below
+is **reconstructed** from the per-level bound of Dalalyan & Karagulyan, *User-friendly guarantees for the
+Langevin Monte Carlo with inaccurate gradient*, SPA 2019 (arXiv:1710.00095), and the rules R0-R3 are
+**derived** by inverting it (they are not the paper's own statements).
+
+Per level ``l`` (target ``π_l``, ``m_l``-strongly log-concave, ``M_l``-smooth, ``h_l <= 2/(m_l + M_l)``, score
+bias ``ε_l`` in L2, ``k_l`` steps):
+
+    W2(ρ_l, π_l) <= c_l W2(ρ_{l-1}, π_l) + B_l,   c_l = (1 - m_l h_l)^{k_l},
+    B_l = 1.65 (M_l/m_l) sqrt(h_l d) + ε_l / m_l.
+
+Chained with ``W_0 = W2(ρ_init, π_0)``, ``W_l = W2(π_{l-1}, π_l)``:
+
+    W2(ρ_final, π_{L-1}) <= Σ_l (Π_{j>=l} c_j) W_l + Σ_l (Π_{j>l} c_j) B_l.
+
+Composite-score errors: Geffner ``ε <= (n-1) ε_λ + Σ_j ε_j``; Linhart
+``ε <= ||Λ_t^{-1}||₂ [(n-1) ||Σ_{λ,t}^{-1}||₂ ε_λ + Σ_j ||Σ_{j,t}^{-1}||₂ ε_j]``.
+
+Rules, for a target accuracy ``ε* = ε_path + ε_disc + ε_score`` (``split``):
+
+- R1: ``h_l = min(2/(m_l + M_l), (η m_l / (1.65 M_l))² / d)``, discretisation budget ``η`` (start ``ε_disc``;
+  shrunk by fixed-point rescaling until the contracted discretisation sum is ``<= ε_disc``; this last step is
+  ours: with ``η = ε_disc`` alone the sum over many weakly contracting levels can exceed the budget);
+- R2: ``k_l = max(1, ⌈log ρ_l / log(1 - m_l h_l)⌉)`` with ``ρ_0 = ε_path / (L max_l W_l)`` and
+  ``ρ_l = ε_path / (L W_l)``, capped at 1, so that the path term is ``<= ε_path``;
+- R0: the score term ``Σ_l (Π_{j>l} c_j) ε_l / m_l`` cannot be tuned away: ``feasible`` is False when it
+  exceeds ``ε_score`` (or when the bound misses the target);
+- R3: on a uniform grid, double the number of levels while ``Σ_l W_l`` still drops by more than 5 % and the
+  total number of steps ``Σ_l k_l`` keeps decreasing (:func:`tune`).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+from jaxtyping import Array, Float, Int
+
+from jaxlab.core.citations import cites
+from jaxlab.core.validation import as_array, check_in_range, check_int, check_positive, is_concrete
+from jaxlab.sampling.langevin_papers import DALALYAN, GEFFNER, LINHART, TOURON
+
+__all__ = [
+    "DK_CONSTANT",
+    "TuneResult",
+    "ald_bound_terms",
+    "ald_w2_bound",
+    "dk_level_term",
+    "geffner_score_error",
+    "level_constants",
+    "linhart_score_error",
+    "stability_cap",
+    "tune",
+    "tune_ald",
+]
+
+DK_CONSTANT = 1.65
+"""Constant of the Dalalyan-Karagulyan discretisation term ``1.65 (M/m) sqrt(h d)``."""
+
+
+class TuneResult(NamedTuple):
+    """Output of the tuning rules: per-level step sizes and step counts, the predicted W2 bound, the total
+    number of Langevin steps ``Σ_l k_l``, score evaluations ``Σ_l k_l (n+1)`` and whether ``ε*`` is met."""
+
+    hs: Float[Array, " L"]
+    ks: Int[Array, " L"]
+    bound: Float[Array, ""]
+    total_steps: Int[Array, ""]
+    score_evals: Int[Array, ""]
+    feasible: Array
+
+
+@cites(TOURON)
+def level_constants(precs: Float[Array, "*L d d"]) -> tuple[Array, Array]:
+    """Strong log-concavity ``m = λ_min`` and smoothness ``M = λ_max`` of Gaussian levels (precisions)."""
+    precs = as_array(precs, "precs", ndim=(2, 3))
+    if precs.shape[-1] != precs.shape[-2]:
+        raise ValueError(f"precs must be square in the last two axes, got shape {precs.shape}")
+    lam = jnp.linalg.eigvalsh(0.5 * (precs + jnp.swapaxes(precs, -1, -2)))
+    return lam[..., 0], lam[..., -1]
+
+
+@cites(TOURON)
+def stability_cap(m, M):
+    """Largest step size covered by the per-level bound: ``2 / (m + M)``."""
+    return 2.0 / (jnp.asarray(m) + jnp.asarray(M))
+
+
+@cites(DALALYAN, TOURON)
+def dk_level_term(m, M, h, d: int, eps=0.0):
+    """Per-level Dalalyan-Karagulyan bias ``B = 1.65 (M/m) sqrt(h d) + ε/m`` (elementwise over levels)."""
+    d = check_int(d, "d", min_value=1)
+    m, M, h, eps = (jnp.asarray(a) for a in (m, M, h, eps))
+    return DK_CONSTANT * (M / m) * jnp.sqrt(h * d) + eps / m
+
+
+def _levels(W, m, M, hs, ks, eps):
+    W = as_array(W, "W", ndim=1)
+    L = W.shape[0]
+    m = as_array(m, "m", shape=(L,))
+    M = as_array(M, "M", shape=(L,))
+    check_in_range(m, "m", 0.0, lo_open=True)
+    check_in_range(M - m, "M - m", 0.0)
+    if hs is not None:
+        hs = as_array(hs, "hs", shape=(L,))
+        check_in_range(hs, "hs", 0.0, lo_open=True)
+    if ks is not None:
+        ks = as_array(ks, "ks", shape=(L,), kind="int")
+        check_in_range(ks, "ks", 1)
+    eps = jnp.broadcast_to(as_array(eps, "eps", ndim=(0, 1)), (L,))
+    check_in_range(eps, "eps", 0.0)
+    return W, m, M, hs, ks, eps
+
+
+def _suffix_prod(c):
+    """``(Π_{j>=l} c_j, Π_{j>l} c_j)`` for every l."""
+    incl = jnp.cumprod(c[::-1])[::-1]
+    excl = jnp.concatenate([incl[1:], jnp.ones_like(c[:1])])
+    return incl, excl
+
+
+def _terms(W, m, M, hs, ks, d, eps):
+    c = jnp.power(1.0 - m * hs, ks)
+    incl, excl = _suffix_prod(c)
+    path = jnp.sum(incl * W)
+    disc = jnp.sum(excl * DK_CONSTANT * (M / m) * jnp.sqrt(hs * d))
+    score = jnp.sum(excl * eps / m)
+    return path, disc, score
+
+
+@cites(DALALYAN, TOURON)
+def ald_bound_terms(W, m, M, hs, ks, d: int, eps=0.0) -> tuple[Array, Array, Array]:
+    """The three parts (path, discretisation, score) of the chained bound; see :func:`ald_w2_bound`."""
+    d = check_int(d, "d", min_value=1)
+    W, m, M, hs, ks, eps = _levels(W, m, M, hs, ks, eps)
+    return _terms(W, m, M, hs, ks, d, eps)
+
+
+@cites(DALALYAN, TOURON)
+def ald_w2_bound(W, m, M, hs, ks, d: int, eps=0.0):
+    """Chained W2 bound ``Σ_l (Π_{j>=l} c_j) W_l + Σ_l (Π_{j>l} c_j) B_l`` for annealed Langevin.
+
+    Levels where ``h_l > 2/(m_l + M_l)`` are outside the theorem: a ``RuntimeWarning`` names them (concrete
+    inputs) and the bound is ``inf``.
+    """
+    d = check_int(d, "d", min_value=1)
+    W, m, M, hs, ks, eps = _levels(W, m, M, hs, ks, eps)
+    unstable = hs > stability_cap(m, M) * (1 + 1e-12)
+    if is_concrete(unstable) and bool(unstable.any()):
+        bad = [int(i) for i in jnp.nonzero(unstable)[0][:5]]
+        warnings.warn(
+            f"step sizes above the stability cap 2/(m+M) at levels {bad}: the bound does not apply (inf)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    total = sum(_terms(W, m, M, hs, ks, d, eps))
+    return jnp.where(jnp.any(unstable), jnp.inf, total)
+
+
+@cites(GEFFNER, TOURON)
+def geffner_score_error(eps_prior, eps_posts, n: int | None = None):
+    """Error of Geffner's composite score from the individual errors: ``(n-1) ε_λ + Σ_j ε_j``.
+
+    ``eps_posts`` is ``(n,)`` (or ``(..., n)`` over levels), or a scalar shared by ``n`` posteriors.
+    """
+    eps_prior = jnp.asarray(eps_prior)
+    eps_posts = jnp.asarray(eps_posts)
+    if eps_posts.ndim == 0:
+        if n is None:
+            raise ValueError("n is required when eps_posts is a scalar shared by the n posteriors")
+        n = check_int(n, "n", min_value=1)
+        total = n * eps_posts
+    else:
+        n = eps_posts.shape[-1]
+        total = eps_posts.sum(-1)
+    return (n - 1) * eps_prior + total
+
+
+@cites(LINHART, TOURON)
+def linhart_score_error(Lambda_t, prior_prec_t, post_precs_t, eps_prior, eps_posts, n: int):
+    """Error of Linhart's composite score:
+    ``||Λ_t^{-1}||₂ [(n-1) ||Σ_{λ,t}^{-1}||₂ ε_λ + Σ_j ||Σ_{j,t}^{-1}||₂ ε_j]`` (one level)."""
+    n = check_int(n, "n", min_value=1)
+    Lambda_t = as_array(Lambda_t, "Lambda_t", ndim=2)
+    d = Lambda_t.shape[0]
+    prior_prec_t = as_array(prior_prec_t, "prior_prec_t", shape=(d, d))
+    post_precs_t = as_array(post_precs_t, "post_precs_t", ndim=(2, 3))
+    inv_norm = 1.0 / jnp.min(jnp.abs(jnp.linalg.eigvalsh(Lambda_t)))
+    post_norms = jnp.linalg.norm(post_precs_t, ord=2, axis=(-2, -1))
+    eps_posts = jnp.broadcast_to(jnp.asarray(eps_posts, dtype=Lambda_t.dtype), (n,))
+    post_term = jnp.sum(post_norms * eps_posts) if post_precs_t.ndim == 3 else post_norms * eps_posts.sum()
+    return inv_norm * ((n - 1) * jnp.linalg.norm(prior_prec_t, ord=2) * eps_prior + post_term)
+
+
+def _split(target, split):
+    if len(split) != 3:
+        raise ValueError(f"split must have 3 entries (path, discretisation, score), got {len(split)}")
+    for name, s in zip(("split[0]", "split[1]", "split[2]"), split, strict=True):
+        check_positive(s, name)
+    tot = sum(float(s) for s in split)
+    return tuple(target * float(s) / tot for s in split)
+
+
+@cites(DALALYAN, TOURON)
+def tune_ald(
+    W, m, M, d: int, eps, target: float, *, split=(1 / 3, 1 / 3, 1 / 3), n: int = 1, hs=None,
+    iterations: int = 30,
+) -> TuneResult:
+    """Rules R0-R2 on a fixed grid of levels: step sizes and steps per level meeting ``W2 <= target``.
+
+    Args:
+      W: path lengths ``(L,)`` (``W_0 = W2(ρ_init, π_0)``, then ``W2(π_{l-1}, π_l)``).
+      m, M: per-level strong log-concavity and smoothness ``(L,)``.
+      d: dimension.
+      eps: score error per level (scalar or ``(L,)``).
+      target: the accuracy ``ε* > 0``.
+      split: relative shares of ``ε*`` for the path, discretisation and score terms.
+      n: number of observations (only for ``score_evals = Σ k_l (n + 1)``).
+      hs: optional user step sizes; then only R2 runs, and a step above ``2/(m+M)`` raises ``ValueError``
+        naming the level.
+      iterations: fixed-point rescalings of the discretisation budget (R1).
+
+    Returns:
+      :class:`TuneResult`. An infeasible target (the score floor R0) gives ``feasible=False``, not an error.
+    """
+    d = check_int(d, "d", min_value=1)
+    n = check_int(n, "n", min_value=1)
+    iterations = check_int(iterations, "iterations", min_value=1)
+    check_positive(target, "target")
+    W, m, M, hs, _, eps = _levels(W, m, M, hs, None, eps)
+    L = W.shape[0]
+    eps_path, eps_disc, eps_score = _split(target, split)
+    cap = stability_cap(m, M)
+    if hs is not None and is_concrete(hs):
+        over = hs > cap * (1 + 1e-12)
+        if bool(over.any()):
+            lvl = int(jnp.argmax(over))
+            raise ValueError(
+                f"hs[{lvl}] = {float(hs[lvl]):.4g} exceeds the stability cap 2/(m+M) = {float(cap[lvl]):.4g} "
+                f"at level {lvl}; the Dalalyan-Karagulyan bound needs h <= 2/(m+M)"
+            )
+    rho = jnp.minimum(1.0, eps_path / (L * jnp.maximum(W, 1e-300)))
+    rho = rho.at[0].set(jnp.minimum(1.0, eps_path / (L * jnp.maximum(W.max(), 1e-300))))
+
+    def rules(eta):
+        h = jnp.minimum(cap, (eta * m / (DK_CONSTANT * M)) ** 2 / d) if hs is None else hs
+        k = jnp.ceil(jnp.log(rho) / jnp.log1p(-m * h))
+        k = jnp.maximum(1, jnp.nan_to_num(k, nan=1.0, posinf=1.0)).astype(jnp.int32)
+        return h, k
+
+    def refine(_, eta):
+        h, k = rules(eta)
+        _, disc, _ = _terms(W, m, M, h, k, d, eps)
+        return jnp.where(disc > eps_disc, eta * 0.999 * eps_disc / disc, eta)
+
+    eta = jax.lax.fori_loop(0, iterations if hs is None else 0, refine, jnp.asarray(eps_disc, dtype=W.dtype))
+    h, k = rules(eta)
+    path, disc, score = _terms(W, m, M, h, k, d, eps)
+    bound = path + disc + score
+    total = jnp.sum(k)
+    feasible = (score <= eps_score) & (bound <= target * (1 + 1e-12))
+    return TuneResult(h, k, bound, total, total * (n + 1), feasible)
+
+
+@cites(DALALYAN, TOURON)
+def tune(
+    problem: Callable[[int], tuple], d: int, target: float, *, num_levels: int = 25, max_doublings: int = 6,
+    split=(1 / 3, 1 / 3, 1 / 3), n: int = 1,
+) -> tuple[int, TuneResult]:
+    """Rules R0-R3: the number of levels ``L`` (by doubling) and the per-level ``h``, ``k`` for it.
+
+    Args:
+      problem: ``L -> (W (L,), m (L,), M (L,), eps)`` for a uniform grid of ``L`` levels (for Gaussian
+        bridging densities see :func:`jaxlab.sampling.annealed_langevin.gaussian_problem`).
+      d, target, split, n: as in :func:`tune_ald`.
+      num_levels: the first ``L`` tried; ``max_doublings``: at most this many doublings.
+
+    Returns:
+      ``(L, TuneResult)``: R3 stops doubling when ``Σ_l W_l`` drops by less than 5 % or the total number of
+      steps stops decreasing, and keeps the cheapest grid seen.
+    """
+    L = check_int(num_levels, "num_levels", min_value=1)
+    max_doublings = check_int(max_doublings, "max_doublings", min_value=0)
+    best = None
+    prev_len = math.inf
+    for _ in range(max_doublings + 1):
+        W, m, M, eps = problem(L)
+        res = tune_ald(W, m, M, d, eps, target, split=split, n=n)
+        length = float(jnp.sum(W))
+        if best is not None and int(res.total_steps) >= int(best[1].total_steps):
+            break
+        best = (L, res)
+        if length > 0.95 * prev_len:
+            break
+        prev_len = length
+        L *= 2
+    return best

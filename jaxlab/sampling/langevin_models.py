@@ -1,0 +1,194 @@
+r"""Target models of the annealed-Langevin experiments (spec section B.5), with analytic diffused scores.
+
+Gaussian toy (the authors' preliminary experiments for arXiv:2605.21253): ``d = 2``, prior ``N(μ_λ = 1, Σ_λ)``
+with ``Σ_λ = R diag(exp(g)) Rᵀ``, ``g ~ N(1, 1)``, ``R`` a random rotation; likelihood ``x | θ ~ N(θ, 2 I)``;
+n iid observations drawn at ``θ* ~ λ``. Individual posteriors ``N(μ_j, Σ_post)`` with
+``Σ_post^{-1} = Σ_λ^{-1} + Σ_x^{-1}`` and ``μ_j = Σ_post (Σ_λ^{-1} μ_λ + Σ_x^{-1} x_j)``; diffused scores
+``∇log N(θ; sqrt(α) μ, αΣ + (1-α) I)``. An optional deterministic perturbation ``ε e_{c_j}`` (one random
+coordinate per observation) and ``eps_prior e_0`` on the prior score model inexact score networks.
+
+Gaussian-mixture prior (the CPU non-Gaussian check of B.5): prior ``Σ_k w_k N(m_k, S_k)``, same Gaussian
+likelihood. Every diffused density is a Gaussian mixture (the posterior of a GMM prior under a Gaussian
+likelihood is a GMM with reweighted components), so all scores are analytic and exact tall-posterior samples
+exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+from jaxtyping import Array, Float
+
+from jaxlab.core.citations import cites
+from jaxlab.core.validation import as_array, check_int, check_positive, check_psd
+from jaxlab.sampling.langevin_gaussian import spd_inverse
+from jaxlab.sampling.langevin_papers import TOURON
+
+__all__ = [
+    "GMMPrior",
+    "GaussianToy",
+    "gaussian_score",
+    "gaussian_toy",
+    "gaussian_toy_scores",
+    "gmm_posterior",
+    "gmm_sample",
+    "gmm_score",
+    "gmm_toy_scores",
+]
+
+
+class GaussianToy(NamedTuple):
+    """The B.5 Gaussian toy: prior, likelihood covariance, observations and individual posteriors."""
+
+    mu_prior: Float[Array, " d"]
+    cov_prior: Float[Array, "d d"]
+    lik_cov: Float[Array, "d d"]
+    theta_true: Float[Array, " d"]
+    xs: Float[Array, "n d"]
+    mus: Float[Array, "n d"]
+    post_cov: Float[Array, "d d"]
+
+
+def _diffused_gaussian_score(theta, mean, cov, alpha):
+    d = mean.shape[0]
+    C = alpha * cov + (1.0 - alpha) * jnp.eye(d, dtype=cov.dtype)
+    return -jnp.linalg.solve(C, theta - jnp.sqrt(alpha) * mean)
+
+
+@cites(TOURON)
+def gaussian_score(theta: Float[Array, " d"], mean: Float[Array, " d"], cov: Float[Array, "d d"], alpha):
+    """Score of the diffused Gaussian ``N(sqrt(α) mean, α cov + (1-α) I)`` at ``θ``."""
+    theta = as_array(theta, "theta", ndim=1)
+    mean = as_array(mean, "mean", shape=theta.shape)
+    cov = as_array(cov, "cov", shape=theta.shape * 2)
+    return _diffused_gaussian_score(theta, mean, cov, jnp.asarray(alpha, dtype=theta.dtype))
+
+
+@cites(TOURON)
+def gaussian_toy(key, n: int, d: int = 2, *, lik_var: float = 2.0, prior_mean: float = 1.0) -> GaussianToy:
+    """Draw the B.5 toy with ``n`` observations (random SPD prior covariance, ``x | θ ~ N(θ, lik_var I)``)."""
+    n = check_int(n, "n", min_value=1)
+    d = check_int(d, "d", min_value=1)
+    check_positive(lik_var, "lik_var")
+    k_rot, k_eig, k_theta, k_x = jax.random.split(key, 4)
+    R, _ = jnp.linalg.qr(jax.random.normal(k_rot, (d, d)))
+    cov_prior = (R * jnp.exp(1.0 + jax.random.normal(k_eig, (d,)))) @ R.T
+    cov_prior = 0.5 * (cov_prior + cov_prior.T)
+    mu_prior = jnp.full((d,), prior_mean, dtype=cov_prior.dtype)
+    lik_cov = lik_var * jnp.eye(d, dtype=cov_prior.dtype)
+    theta_true = mu_prior + jnp.linalg.cholesky(cov_prior) @ jax.random.normal(k_theta, (d,))
+    xs = theta_true + jnp.sqrt(lik_var) * jax.random.normal(k_x, (n, d))
+    P_prior = spd_inverse(cov_prior)
+    post_cov = spd_inverse(P_prior + jnp.eye(d) / lik_var)
+    mus = (P_prior @ mu_prior + xs / lik_var) @ post_cov
+    return GaussianToy(mu_prior, cov_prior, lik_cov, theta_true, xs, mus, post_cov)
+
+
+@cites(TOURON)
+def gaussian_toy_scores(
+    toy: GaussianToy, alpha_fn: Callable, *, eps: float = 0.0, eps_prior: float = 0.0
+) -> tuple[Callable, Callable]:
+    """Exact diffused scores of the toy, ``prior_score_fn(θ, t)`` and ``post_score_fn(θ, x, t)``, optionally
+    perturbed by ``eps`` on one random coordinate per observation and ``eps_prior`` on the prior's first one.
+
+    The perturbed coordinate of observation ``x`` is ``argmax_c |x_c - θ*_c|`` (random through the noise of
+    ``x``), so that ``post_score_fn`` stays a function of ``(θ, x, t)`` only.
+    """
+    check_positive(eps, "eps", strict=False)
+    check_positive(eps_prior, "eps_prior", strict=False)
+    d = toy.mu_prior.shape[0]
+    P_prior = spd_inverse(toy.cov_prior)
+    P_lik = spd_inverse(toy.lik_cov)
+
+    def prior_score_fn(theta, t):
+        s = _diffused_gaussian_score(theta, toy.mu_prior, toy.cov_prior, alpha_fn(t))
+        return s + eps_prior * jnp.eye(d, dtype=s.dtype)[0]
+
+    def post_score_fn(theta, x, t):
+        mu = toy.post_cov @ (P_prior @ toy.mu_prior + P_lik @ x)
+        s = _diffused_gaussian_score(theta, mu, toy.post_cov, alpha_fn(t))
+        coord = jnp.argmax(jnp.abs(x - toy.theta_true))
+        return s + eps * jax.nn.one_hot(coord, d, dtype=s.dtype)
+
+    return prior_score_fn, post_score_fn
+
+
+class GMMPrior(NamedTuple):
+    """Gaussian mixture ``Σ_k w_k N(means_k, covs_k)``."""
+
+    weights: Float[Array, " K"]
+    means: Float[Array, "K d"]
+    covs: Float[Array, "K d d"]
+
+
+def _check_gmm(gmm: GMMPrior) -> GMMPrior:
+    w = as_array(gmm.weights, "weights", ndim=1)
+    K = w.shape[0]
+    means = as_array(gmm.means, "means", ndim=2, shape=(K, None))
+    d = means.shape[1]
+    covs = as_array(gmm.covs, "covs", shape=(K, d, d))
+    for k in range(K):
+        check_psd(covs[k], f"covs[{k}]", strict=True)
+    return GMMPrior(w, means, covs)
+
+
+@cites(TOURON)
+def gmm_score(theta: Float[Array, " d"], gmm: GMMPrior, alpha) -> Float[Array, " d"]:
+    """Score at ``θ`` of the diffused mixture ``Σ_k w_k N(sqrt(α) m_k, α S_k + (1-α) I)``."""
+    d = theta.shape[0]
+    C = alpha * gmm.covs + (1.0 - alpha) * jnp.eye(d)
+    r = theta - jnp.sqrt(alpha) * gmm.means
+    sol = jnp.linalg.solve(C, r[..., None])[..., 0]
+    logdet = jnp.linalg.slogdet(C)[1]
+    logp = jnp.log(gmm.weights) - 0.5 * jnp.sum(r * sol, -1) - 0.5 * logdet
+    return -(jax.nn.softmax(logp) @ sol)
+
+
+@cites(TOURON)
+def gmm_posterior(gmm: GMMPrior, x_sum: Float[Array, " d"], n: int, lik_cov: Float[Array, "d d"]) -> GMMPrior:
+    """Posterior of a GMM prior given ``n`` observations ``x_j ~ N(θ, lik_cov)`` with sum ``x_sum``."""
+    P_lik = spd_inverse(lik_cov)
+
+    def comp(w, m, S):
+        P = spd_inverse(S)
+        C = spd_inverse(P + n * P_lik)
+        mean = C @ (P @ m + P_lik @ x_sum)
+        # marginal likelihood of the sufficient statistic x̄ ~ N(m, S + lik_cov / n), up to a shared factor
+        xbar = x_sum / n
+        V = S + lik_cov / n
+        r = xbar - m
+        logz = jnp.log(w) - 0.5 * r @ jnp.linalg.solve(V, r) - 0.5 * jnp.linalg.slogdet(V)[1]
+        return logz, mean, C
+
+    logz, means, covs = jax.vmap(comp)(gmm.weights, gmm.means, gmm.covs)
+    return GMMPrior(jax.nn.softmax(logz), means, covs)
+
+
+@cites(TOURON)
+def gmm_sample(key, gmm: GMMPrior, num: int) -> Float[Array, "num d"]:
+    """``num`` exact draws from a Gaussian mixture."""
+    num = check_int(num, "num", min_value=1)
+    k_c, k_z = jax.random.split(key)
+    comp = jax.random.choice(k_c, gmm.weights.shape[0], (num,), p=gmm.weights)
+    z = jax.random.normal(k_z, (num, gmm.means.shape[1]))
+    chol = jnp.linalg.cholesky(gmm.covs)
+    return gmm.means[comp] + jnp.einsum("nij,nj->ni", chol[comp], z)
+
+
+@cites(TOURON)
+def gmm_toy_scores(gmm: GMMPrior, lik_cov, alpha_fn: Callable) -> tuple[Callable, Callable]:
+    """Exact diffused prior and single-observation posterior scores for a GMM prior, Gaussian likelihood."""
+    gmm = _check_gmm(gmm)
+    lik_cov = as_array(lik_cov, "lik_cov", shape=(gmm.means.shape[1],) * 2)
+    check_psd(lik_cov, "lik_cov", strict=True)
+
+    def prior_score_fn(theta, t):
+        return gmm_score(theta, gmm, alpha_fn(t))
+
+    def post_score_fn(theta, x, t):
+        return gmm_score(theta, gmm_posterior(gmm, x, 1, lik_cov), alpha_fn(t))
+
+    return prior_score_fn, post_score_fn
