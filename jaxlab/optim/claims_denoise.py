@@ -1,0 +1,165 @@
+"""Claims of the gradient-denoising area (spec grad_denoise.md, section 4): exactness on quadratics and
+cubics, the sigma^2 d / t law, DiSK's stationary error and the 1-D quadratic MLE variance.
+
+Set-up (spec 4): d = 10, f_q(x) = x'Hx/2 + b'x, H = diag(linspace(0.5, 3, 10)), b = 1; the cubic f_c adds
+sum_i c_i x_i^3 / 6 with c = linspace(-1, 1, 10); the trajectory is the cumulative sum of 0.1 N(0, I) steps,
+T = 100, sigma = 1. Noise is drawn with numpy and injected through :func:`jaxlab.optim.track`.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxlab.core.claims import ClaimResult, claim
+from jaxlab.optim._papers import DENOISE, DISK
+from jaxlab.optim.denoise import Denoiser, disk, ema, harmonic, igt, track, two_point
+from jaxlab.optim.denoise_mle import quadratic_mle
+
+TITLE = "Gradient denoising: EMA, IGT, DiSK, two-point recursions and MLE denoisers (optax transformations)"
+MODULES = ("jaxlab.optim.denoise", "jaxlab.optim.denoise_mle", "jaxlab.optim.dp")
+
+D, T = 10, 100
+H_DIAG = np.linspace(0.5, 3.0, D)
+C_CUBIC = np.linspace(-1.0, 1.0, D)
+
+
+def grad_quadratic(x):
+    """Gradient of f_q: H x + b."""
+    return jnp.asarray(H_DIAG, x.dtype) * x + 1.0
+
+
+def grad_cubic(x):
+    """Gradient of f_c = f_q + sum c_i x_i^3 / 6: H x + b + c x^2 / 2."""
+    return grad_quadratic(x) + jnp.asarray(C_CUBIC, x.dtype) * x**2 / 2
+
+
+def trajectory(seed: int = 0, num_steps: int = T, d: int = D) -> jax.Array:
+    """Cumulative sum of 0.1 N(0, I) steps, shape (num_steps, d), float64."""
+    steps = 0.1 * np.random.default_rng(seed).standard_normal((num_steps, d))
+    return jnp.asarray(np.cumsum(steps, axis=0), dtype=jnp.float64)
+
+
+def max_error(denoiser: Denoiser, grad_fn=grad_quadratic, seed: int = 0) -> float:
+    """max_t ||m_t - grad f(x_t)|| along the trajectory, noise-free."""
+    return float(jnp.sqrt(jnp.max(track(grad_fn, trajectory(seed), denoiser).error2)))
+
+
+def mc_error(denoiser: Denoiser, mode: str, reps: int, *, seed: int = 1, last: int = 1) -> float:
+    """Monte Carlo E||e_t||^2 on f_q with sigma = 1, averaged over the last ``last`` steps (t <= T)."""
+    xs = trajectory()
+    shape = (reps, T, denoiser.num_queries, D) if mode == "oracle" else (reps, T, D)
+    noise = jnp.asarray(np.random.default_rng(seed).standard_normal(shape))
+    err = jax.jit(jax.vmap(lambda w: track(grad_quadratic, xs, denoiser, w, mode=mode).error2[-last:]))(noise)
+    return float(jnp.mean(err))
+
+
+def two_point_oracle_variance(s: float = 1.5, d: int = D, num_steps: int = T) -> float:
+    """sigma^2 d T^-2 sum_t (a_t^2 + (1 - a_t)^2) for E3 with alpha_t = 1/t (r_t = t - 1)."""
+    r = np.arange(num_steps, dtype=float)
+    a = -r * (s - 1) ** 2 / (1 + s * r * (2 - s))
+    return d * float(np.sum(a**2 + (1 - a) ** 2)) / num_steps**2
+
+
+@claim(area="denoise", paper=DENOISE)
+def quadratic_exactness_of_igt_disk_two_point() -> ClaimResult:
+    """Noise-free, alpha_t = 1/t (DiSK: kappa = 0.4, gamma = 0.3): E1, E2, E3 return grad f_q(x_t) exactly,
+    max over t and methods of ||m_t - grad f(x_t)|| <= 1e-12."""
+    errs = [max_error(igt(harmonic())), max_error(disk(0.4, 0.3)), max_error(two_point(harmonic()))]
+    return ClaimResult.at_most(max(errs), 1e-12, details=f"IGT/DiSK/two-point: {errs}")
+
+
+@claim(area="denoise", paper=DENOISE)
+def ema_is_biased_on_a_moving_quadratic() -> ClaimResult:
+    """E0 (EMA, alpha_t = 1/t) is not exact on the same noise-free quadratic: max error is O(1) (>= 0.1)."""
+    return ClaimResult.at_least(max_error(ema(harmonic())), 0.1)
+
+
+@claim(area="denoise", paper=DENOISE)
+def igt_error_follows_one_over_t() -> ClaimResult:
+    """DP mode, alpha_t = 1/t: E||e_T||^2 = sigma^2 d / T = 0.1 for E1 (2000 reps, +-10%)."""
+    return ClaimResult.close(mc_error(igt(harmonic()), "dp", 2000), D / T, rtol=0.1)
+
+
+@claim(area="denoise", paper=DENOISE)
+def two_point_error_follows_one_over_t() -> ClaimResult:
+    """DP mode, alpha_t = 1/t: E||e_T||^2 = sigma^2 d / T = 0.1 for E3 (2000 reps, +-10%)."""
+    return ClaimResult.close(mc_error(two_point(harmonic()), "dp", 2000, seed=2), D / T, rtol=0.1)
+
+
+@claim(area="denoise", paper=DENOISE)
+def two_point_oracle_noise_factor() -> ClaimResult:
+    """Oracle mode, E3, alpha_t = 1/t: E||e_T||^2 = sigma^2 d T^-2 sum_t (a_t^2 + (1-a_t)^2) = 0.18229
+    (8000 reps, +-5%)."""
+    expected = two_point_oracle_variance()
+    return ClaimResult.close(mc_error(two_point(harmonic()), "oracle", 8000, seed=3), expected, rtol=0.05)
+
+
+@claim(area="denoise", paper=DISK)
+def disk_stationary_error_dp_mode() -> ClaimResult:
+    """DiSK (kappa = 0.7, gamma = 0.5), DP mode: E||e||^2 -> kappa/(2 - kappa) sigma^2 d = 5.3846 (+-3%;
+    2000 reps averaged over the stationary steps t = 51..100)."""
+    expected = 0.7 / 1.3 * D
+    return ClaimResult.close(mc_error(disk(), "dp", 2000, seed=4, last=50), expected, rtol=0.03)
+
+
+@claim(area="denoise", paper=DISK)
+def disk_stationary_error_oracle_mode() -> ClaimResult:
+    """DiSK (kappa = 0.7, gamma = 0.5), oracle mode: E||e||^2 -> kappa/(2-kappa) (c^2 + (1-c)^2) sigma^2 d
+    = 4.0659, c = (1 - kappa)/(kappa gamma) (+-3%)."""
+    c = 0.3 / 0.35
+    expected = 0.7 / 1.3 * (c**2 + (1 - c) ** 2) * D
+    return ClaimResult.close(mc_error(disk(), "oracle", 2000, seed=5, last=50), expected, rtol=0.03)
+
+
+@claim(area="denoise", paper=DENOISE)
+def two_point_is_exact_on_cubics() -> ClaimResult:
+    """Noise-free cubic f_c: E3 error <= 1e-10 for alpha_t = 1/t and for alpha = 0.3."""
+    errs = [max_error(two_point(harmonic()), grad_cubic), max_error(two_point(0.3), grad_cubic)]
+    return ClaimResult.at_most(max(errs), 1e-10, details=f"alpha=1/t, 0.3: {errs}")
+
+
+@claim(area="denoise", paper=DENOISE)
+def one_point_estimators_are_not_exact_on_cubics() -> ClaimResult:
+    """Noise-free cubic f_c: E1 (alpha_t = 1/t) and E2 (DiSK defaults) have clearly non-zero error
+    (min of the two max errors >= 1e-3)."""
+    errs = [max_error(igt(harmonic()), grad_cubic), max_error(disk(), grad_cubic)]
+    return ClaimResult.at_least(min(errs), 1e-3, details=f"IGT, DiSK: {errs}")
+
+
+def mle_1d_errors(reps: int, seed: int = 6) -> jax.Array:
+    """Errors of the plug-in MLE of grad f(x_10) from observations at x_s = s, s = 1..10, sigma = 1
+    (f(x) = 1.5 x^2/2 - 2 x)."""
+    xs = jnp.arange(1.0, 11.0, dtype=jnp.float64)[:, None]
+    noise = jnp.asarray(np.random.default_rng(seed).standard_normal((reps, 10, 1)))
+
+    def one(w):
+        H, b = quadratic_mle(xs, 1.5 * xs - 2.0 + w)
+        return (H @ xs[-1] + b - (1.5 * xs[-1] - 2.0))[0]
+
+    return jax.jit(jax.vmap(one))(noise)
+
+
+@claim(area="denoise", paper=DENOISE)
+def quadratic_mle_variance_in_1d() -> ClaimResult:
+    """1-D quadratic MLE, x_s = s, s = 1..10, sigma = 1: Var(g_hat_10) = 1/10 + 20.25/82.5 = 0.345455
+    (2e5 reps, +-2%)."""
+    err = mle_1d_errors(200_000)
+    return ClaimResult.close(jnp.mean(err**2), 0.1 + 20.25 / 82.5, rtol=0.02,
+                             details=f"mean error {float(jnp.mean(err)):.2e} (unbiased)")
+
+
+@claim(area="denoise", paper=DENOISE)
+def quadratic_mle_recovers_h_and_b() -> ClaimResult:
+    """Noise-free data, d = 5, t = 20: quadratic_mle returns H and b to 1e-10 (unconstrained and symmetric)."""
+    rng = np.random.default_rng(7)
+    A = rng.standard_normal((5, 5))
+    H, b = A @ A.T + np.eye(5), rng.standard_normal(5)
+    xs = rng.standard_normal((20, 5))
+    gs = xs @ H + b
+    err = 0.0
+    for sym in (False, True):
+        Hh, bh = quadratic_mle(jnp.asarray(xs), jnp.asarray(gs), symmetric=sym)
+        err = max(err, float(jnp.max(jnp.abs(Hh - H))), float(jnp.max(jnp.abs(bh - b))))
+    return ClaimResult.at_most(err, 1e-10)

@@ -1,0 +1,136 @@
+r"""Differentially private gradients for denoised training: per-example clipping, Gaussian noise, accounting.
+
+Sources: *Deep Learning with Differential Privacy* (DP-SGD; M. Abadi, A. Chu, I. Goodfellow, H. B. McMahan,
+I. Mironov, K. Talwar, L. Zhang, CCS 2016, arXiv:1607.00133) and *DiSK* (X. Zhang, Z. Bu, B. Balle, M. Hong,
+M. Razaviyayn, V. Mirrokni, ICLR 2025, arXiv:2410.03883) for combining the denoiser's queries per example
+before clipping.
+
+Privatized observation of a batch :math:`\mathcal B_t` of size :math:`B`, clip norm :math:`C` and noise
+multiplier :math:`\sigma_{dp}`:
+
+.. math::  \mathrm{clip}_C(v) = v \min(1, C/\|v\|), \qquad
+           q_t = \frac1B\Big[\sum_{\xi \in \mathcal B_t} \mathrm{clip}_C(q(\xi)) + N(0, \sigma_{dp}^2 C^2 I)\Big],
+
+where :math:`q(\xi) = \sum_i a_i \nabla f(y_i; \xi)` is the denoiser's combination of the per-example
+gradients at its query points :math:`y_i`. The noise enters once per step whatever the combination, so the
+privacy cost of a denoised step equals a DP-SGD step (each step costs one gradient pass per query point).
+:func:`clip_and_noise` is optax's ``optax.contrib.differentially_private_aggregate`` (same semantics: sum of
+globally clipped per-example gradients plus noise, divided by the batch axis length).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import optax
+import optax.contrib
+
+from jaxlab.core.citations import cites
+from jaxlab.core.types import Key, PyTree
+from jaxlab.core.validation import check_in_range, check_int, check_positive
+from jaxlab.optim._papers import DISK, DPSGD
+from jaxlab.optim.denoise import Denoiser, DenoiseState
+
+__all__ = ["clip_and_noise", "dp_query", "noise_multiplier_for"]
+
+
+def _check_dp(l2_clip, noise_multiplier) -> None:
+    check_positive(l2_clip, "l2_clip")
+    check_positive(noise_multiplier, "noise_multiplier", strict=False)
+
+
+@cites(DPSGD)
+def clip_and_noise(
+    key: Key,
+    per_example_grads: PyTree,
+    l2_clip: float,
+    noise_multiplier: float,
+    *,
+    expected_batch_size: float | None = None,
+) -> PyTree:
+    """Sum of per-example gradients clipped to global norm ``l2_clip``, plus :math:`N(0, (\\sigma C)^2 I)`,
+    divided by the batch size.
+
+    Args:
+      key: PRNG key for the noise.
+      per_example_grads: pytree whose leaves have a leading example axis ``n``.
+      l2_clip: clip norm :math:`C > 0`.
+      noise_multiplier: :math:`\\sigma_{dp} \\ge 0` (noise std over the clip norm).
+      expected_batch_size: divide by this instead of ``n`` (Poisson sampling with a padded batch whose
+        unused rows are zero: divide by the expected batch size).
+    """
+    _check_dp(l2_clip, noise_multiplier)
+    leaves = jax.tree_util.tree_leaves(per_example_grads)
+    for leaf in leaves:
+        if not jnp.issubdtype(jnp.result_type(leaf), jnp.floating):
+            raise TypeError(f"per_example_grads must have floating dtypes, got a leaf of dtype "
+                            f"{jnp.result_type(leaf)}")
+    if not leaves or any(jnp.ndim(x) < 1 for x in leaves) or len({x.shape[0] for x in leaves}) != 1:
+        raise ValueError("per_example_grads leaves must share a leading example axis, got shapes "
+                         f"{[jnp.shape(x) for x in leaves]}")
+    tx = optax.contrib.differentially_private_aggregate(l2_clip, noise_multiplier, key)
+    out, _ = tx.update(per_example_grads, tx.init(None))
+    if expected_batch_size is not None:
+        check_positive(expected_batch_size, "expected_batch_size")
+        out = optax.tree_utils.tree_scale(leaves[0].shape[0] / expected_batch_size, out)
+    return out
+
+
+@cites(DISK, DPSGD)
+def dp_query(
+    key: Key,
+    per_example_grad: Callable[[PyTree, Any], PyTree],
+    denoiser: Denoiser,
+    state: DenoiseState,
+    params: PyTree,
+    batch: Any,
+    l2_clip: float,
+    noise_multiplier: float,
+    *,
+    expected_batch_size: float | None = None,
+) -> PyTree:
+    """Privatized combined observation :math:`q_t` for a denoiser (spec 3.5, DP mode).
+
+    Evaluates ``per_example_grad(point, example)`` at each of ``denoiser.query_points(state, params)`` for
+    every example of ``batch`` (leading axis), combines per example with ``denoiser.combine`` (``vmap``), then
+    clips and noises with :func:`clip_and_noise`. Feed the result to ``optax.chain(denoiser, ...).update``.
+    """
+    if not isinstance(denoiser, Denoiser):
+        raise TypeError(f"denoiser must be a jaxlab.optim.Denoiser, got {type(denoiser).__name__}")
+    _check_dp(l2_clip, noise_multiplier)
+    points = denoiser.query_points(state, params)
+    grads = tuple(jax.vmap(per_example_grad, in_axes=(None, 0))(p, batch) for p in points)
+    per_example = jax.vmap(denoiser.combine, in_axes=(None, 0))(state, grads)
+    return clip_and_noise(key, per_example, l2_clip, noise_multiplier, expected_batch_size=expected_batch_size)
+
+
+@cites(DPSGD)
+def noise_multiplier_for(eps: float, delta: float, sample_rate: float, steps: int) -> float:
+    """Smallest noise multiplier whose Poisson-subsampled Gaussian mechanism, composed ``steps`` times, is
+    ``(eps, delta)``-DP under the RDP accountant of the optional package ``dp-accounting``
+    (``pip install dp-accounting``)."""
+    check_positive(eps, "eps")
+    check_in_range(delta, "delta", 0.0, 1.0, lo_open=True, hi_open=True)
+    check_in_range(sample_rate, "sample_rate", 0.0, 1.0, lo_open=True)
+    steps = check_int(steps, "steps", min_value=1)
+    try:
+        import dp_accounting
+        from dp_accounting import rdp
+    except ImportError as exc:
+        raise ImportError("noise_multiplier_for needs the optional package 'dp-accounting' "
+                          "(pip install dp-accounting)") from exc
+
+    def event(sigma):
+        return dp_accounting.SelfComposedDpEvent(
+            dp_accounting.PoissonSampledDpEvent(sample_rate, dp_accounting.GaussianDpEvent(sigma)), steps)
+
+    sigma = dp_accounting.calibrate_dp_mechanism(
+        rdp.RdpAccountant, event, float(eps), float(delta),
+        dp_accounting.LowerEndpointAndGuess(1e-2, 1.0), tol=1e-4)
+    if not math.isfinite(sigma):
+        raise ValueError(f"no finite noise multiplier reaches eps={eps}, delta={delta}")
+    return float(sigma)
