@@ -38,7 +38,8 @@ def sqdist(X: Float[Array, "n d"], Y: Float[Array, "m d"] | None = None) -> Floa
     yy = xx if same else jnp.sum(Y * Y, axis=-1)
     d2 = jnp.maximum(xx[:, None] + yy[None, :] - 2.0 * (X @ Y.T), 0.0)
     if same:
-        d2 = d2 * (1.0 - jnp.eye(X.shape[0], dtype=d2.dtype))
+        i = jnp.arange(X.shape[0])
+        d2 = d2.at[i, i].set(0.0)
     return d2
 
 
