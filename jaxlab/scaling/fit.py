@@ -1,0 +1,394 @@
+"""Fitting scaling laws: Huber loss on log-loss residuals, L-BFGS and Levenberg-Marquardt as init/step pairs,
+multistart over the Hoffmann grid (vmapped, sharded over devices), asymptotic covariance and bootstrap.
+
+Papers: Hoffmann et al., "Training Compute-Optimal Large Language Models" (arXiv:2203.15556), Approach 3;
+Besiroglu, Erdil, Barnett, You, "Chinchilla Scaling: A replication attempt" (arXiv:2404.10102).
+
+Objective on residuals r_i(theta) = ln L_hat(theta; N_i, D_i) - ln L_i, with optional weights w_i::
+
+    F(theta) = sum_i w_i H_delta(r_i),   H_delta(r) = r^2/2 if |r| <= delta else delta (|r| - delta/2)
+
+(``delta=None`` gives least squares, F = sum_i w_i r_i^2 / 2). Default delta = 1e-3, summed, not averaged.
+
+Optimizers. L-BFGS: ``optax.lbfgs`` with its zoom line search; stop when
+(F_k - F_{k+1}) / max(|F_k|, |F_{k+1}|, 1) <= tol or ||grad F|| <= tol.
+Levenberg-Marquardt with J = dr/dtheta::
+
+    (J^T W J + lam diag(J^T W J)) Delta = -J^T W r,
+    accept if F(theta + Delta) < F(theta) (lam <- lam/10), else reject (lam <- 10 lam)
+
+with W = I (least squares) or the Huber IRLS weights w_i = 1 if |r_i| <= delta else delta/|r_i| (then
+J^T W r is exactly grad F). Hoffmann initialization grid (4500 starts): alpha, beta in {0, .5, 1, 1.5, 2},
+e in {-1, -.5, 0, .5, 1}, a, b in {0, 5, ..., 25}.
+
+Uncertainty: Cov(theta_hat) = s^2 (J^T J)^+, s^2 = sum r_i^2 / (n - p) (pseudo-inverse from the SVD of J);
+nonparametric bootstrap = refits with multinomial resampling weights, started at the point estimate.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from jax.flatten_util import ravel_pytree
+
+from jaxlab.core.citations import cites
+from jaxlab.core.loop import RunTrace, run
+from jaxlab.core.sharding import sharded_vmap
+from jaxlab.core.types import Array, Float, Key
+from jaxlab.core.validation import check_int, check_positive, is_concrete
+from jaxlab.scaling.conditioning import _float32_warning, jacobian
+from jaxlab.scaling.laws import ChinchillaParams, Covariates, _check_X, as_finite, resolve_law
+from jaxlab.scaling.papers import BESIROGLU, HOFFMANN
+
+__all__ = [
+    "FitResult",
+    "LBFGSState",
+    "LMState",
+    "asymptotic_covariance",
+    "bootstrap",
+    "fit_lbfgs",
+    "fit_multistart",
+    "hoffmann_init_grid",
+    "huber",
+    "lbfgs_init",
+    "lbfgs_run",
+    "lbfgs_step",
+    "lm_init",
+    "lm_run",
+    "lm_solve",
+    "lm_step",
+    "objective",
+]
+
+
+class FitResult(NamedTuple):
+    """Outcome of one fit: parameters, final objective, gradient norm, iterations, convergence flag."""
+
+    theta: Any
+    value: Array
+    grad_norm: Array
+    steps: Array
+    converged: Array
+
+
+class LBFGSState(NamedTuple):
+    """L-BFGS iterate: parameters, optax state, objective and gradient, step count, convergence flag."""
+
+    theta: Any
+    opt_state: Any
+    value: Array
+    grad: Any
+    step: Array
+    converged: Array
+
+
+class LMState(NamedTuple):
+    """Levenberg-Marquardt iterate: parameters, damping lam, objective, step count, convergence flag."""
+
+    theta: Any
+    lam: Array
+    value: Array
+    step: Array
+    converged: Array
+
+
+def _check_delta(delta: Any) -> None:
+    if delta is not None:
+        check_positive(delta, "delta")
+
+
+@cites(HOFFMANN)
+def huber(r: Any, delta: Any = 1e-3) -> Array:
+    """H_delta(r) elementwise: r^2/2 for |r| <= delta, delta (|r| - delta/2) beyond (delta > 0)."""
+    _check_delta(delta)
+    r = jnp.asarray(r)
+    a = jnp.abs(r)
+    return jnp.where(a <= delta, 0.5 * r**2, delta * (a - 0.5 * delta))
+
+
+def _residuals(fn: Callable, theta: Any, X: Covariates, log_L: Array) -> Array:
+    return fn(theta, X) - log_L
+
+
+def _loss_sum(r: Array, delta: Any, weights: Array | None) -> Array:
+    per = 0.5 * r**2 if delta is None else huber(r, delta)
+    return jnp.sum(per if weights is None else weights * per)
+
+
+def _check_data(law: Any, theta: Any, X: Any, log_L: Any, weights: Any = None, *, batched: bool = False):
+    """Validate a fitting problem; returns (law_fn, X, log_L, weights, p)."""
+    fn = resolve_law(law)
+    X = _check_X(X)
+    if X.log_N.ndim != 1:
+        raise ValueError(f"X.log_N must be 1-dimensional (one entry per data point), got shape "
+                         f"{X.log_N.shape}")
+    n = X.log_N.shape[0]
+    log_L = as_finite(log_L, "log_L", shape=(n,))
+    if weights is not None:
+        weights = as_finite(weights, "weights", shape=(n,))
+    leaves = jax.tree_util.tree_leaves(theta)
+    if not leaves:
+        raise ValueError("theta must have at least one parameter, got an empty pytree")
+    size = sum(int(np.size(leaf)) for leaf in leaves)
+    p = size // int(np.shape(leaves[0])[0]) if batched else size
+    if n < p:
+        raise ValueError(f"need at least as many data points as parameters: got n={n} points for p={p} "
+                         "parameters")
+    return fn, X, log_L, weights, p
+
+
+@cites(HOFFMANN, BESIROGLU)
+def objective(law: str | Callable, theta: Any, X: Covariates, log_L: Any, delta: Any = 1e-3,
+              weights: Any = None) -> Float[Array, ""]:
+    """F(theta) = sum_i w_i H_delta(ln L_hat_i - ln L_i) (least squares sum r^2/2 when ``delta`` is None)."""
+    _check_delta(delta)
+    fn, X, log_L, weights, _ = _check_data(law, theta, X, log_L, weights)
+    return _loss_sum(_residuals(fn, theta, X, log_L), delta, weights)
+
+
+@cites(HOFFMANN, BESIROGLU)
+def hoffmann_init_grid(law: str = "chinchilla", reduced: bool = False) -> ChinchillaParams:
+    """The Hoffmann/Besiroglu initialization grid (4500 starts), or the 243-start reduced grid of the spec
+    (alpha, beta in {0, .5, 1}, e in {-1, 0, 1}, a, b in {0, 10, 20}) when ``reduced``.
+
+    The leading axis of every field indexes the starts."""
+    if law != "chinchilla":
+        raise ValueError(f"hoffmann_init_grid is defined for law='chinchilla' only, got {law!r}")
+    if reduced:
+        ax = dict(alpha=[0.0, 0.5, 1.0], beta=[0.0, 0.5, 1.0], e=[-1.0, 0.0, 1.0], a=[0.0, 10.0, 20.0],
+                  b=[0.0, 10.0, 20.0])
+    else:
+        ex = [0.0, 0.5, 1.0, 1.5, 2.0]
+        ax = dict(alpha=ex, beta=ex, e=[-1.0, -0.5, 0.0, 0.5, 1.0], a=list(np.arange(0.0, 26.0, 5.0)),
+                  b=list(np.arange(0.0, 26.0, 5.0)))
+    rows = np.array(list(itertools.product(ax["a"], ax["b"], ax["e"], ax["alpha"], ax["beta"])))
+    return ChinchillaParams(*(jnp.asarray(rows[:, j], dtype=float) for j in range(5)))
+
+
+# ----------------------------------------------------------------------------------------------- L-BFGS
+
+
+def _lbfgs():
+    return optax.lbfgs()
+
+
+def _tree_norm(t: Any) -> Array:
+    return jnp.sqrt(sum(jnp.sum(leaf**2) for leaf in jax.tree_util.tree_leaves(t)))
+
+
+@cites(HOFFMANN, BESIROGLU)
+def lbfgs_init(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, *, delta: Any = 1e-3,
+               weights: Any = None) -> LBFGSState:
+    """Initial L-BFGS state at ``theta0`` (objective and gradient evaluated)."""
+    fn, X, log_L, weights, _ = _check_data(law, theta0, X, log_L, weights)
+    _check_delta(delta)
+    f = lambda th: _loss_sum(_residuals(fn, th, X, log_L), delta, weights)  # noqa: E731
+    value, grad = jax.value_and_grad(f)(theta0)
+    return LBFGSState(theta0, _lbfgs().init(theta0), value, grad, jnp.asarray(0), jnp.asarray(False))
+
+
+@cites(HOFFMANN, BESIROGLU)
+def lbfgs_step(law: str | Callable, state: LBFGSState, X: Covariates, log_L: Any, *, delta: Any = 1e-3,
+               weights: Any = None, tol: float = 1e-10) -> tuple[LBFGSState, Array]:
+    """One L-BFGS iteration (optax zoom line search); a converged state is returned unchanged.
+
+    Returns ``(state, value)``.
+    """
+    fn = resolve_law(law)
+    f = lambda th: _loss_sum(_residuals(fn, th, X, log_L), delta, weights)  # noqa: E731
+    opt = _lbfgs()
+    updates, opt_state = opt.update(state.grad, state.opt_state, state.theta, value=state.value,
+                                    grad=state.grad, value_fn=f)
+    theta = optax.apply_updates(state.theta, updates)
+    value, grad = optax.value_and_grad_from_state(f)(theta, state=opt_state)
+    decrease = (state.value - value) / jnp.maximum(jnp.maximum(jnp.abs(state.value), jnp.abs(value)), 1.0)
+    done = (decrease <= tol) | (_tree_norm(grad) <= tol) | ~jnp.isfinite(value)
+    keep = ~jnp.isfinite(value) | state.converged
+    new = LBFGSState(theta, opt_state, value, grad, state.step + 1, done)
+    new = jax.tree_util.tree_map(lambda old, nw: jnp.where(keep, old, nw), state, new)
+    new = new._replace(converged=state.converged | done)
+    return new, new.value
+
+
+def _lbfgs_result(s: LBFGSState) -> FitResult:
+    return FitResult(s.theta, s.value, _tree_norm(s.grad), s.step, s.converged)
+
+
+@cites(HOFFMANN, BESIROGLU)
+def fit_lbfgs(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, *, delta: Any = 1e-3,
+              weights: Any = None, max_steps: int = 1000, tol: float = 1e-10) -> FitResult:
+    """Minimize F from ``theta0`` with L-BFGS until converged or ``max_steps`` (``lax.while_loop``)."""
+    max_steps = check_int(max_steps, "max_steps", min_value=1)
+    state = lbfgs_init(law, theta0, X, log_L, delta=delta, weights=weights)
+    step = functools.partial(lbfgs_step, law, X=X, log_L=log_L, delta=delta, weights=weights, tol=tol)
+    final = jax.lax.while_loop(lambda s: ~s.converged & (s.step < max_steps), lambda s: step(s)[0], state)
+    return _lbfgs_result(final)
+
+
+@cites(HOFFMANN, BESIROGLU)
+def lbfgs_run(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, num_steps: int, *,
+              delta: Any = 1e-3, weights: Any = None, tol: float = 1e-10) -> tuple[FitResult, RunTrace]:
+    """``num_steps`` L-BFGS iterations with :func:`jaxlab.core.run`; the trace holds the objective values."""
+    state = lbfgs_init(law, theta0, X, log_L, delta=delta, weights=weights)
+    step = functools.partial(lbfgs_step, law, X=X, log_L=log_L, delta=delta, weights=weights, tol=tol)
+    final, trace = run(lambda key, s: step(s), state, jax.random.key(0), num_steps)
+    return _lbfgs_result(final), trace
+
+
+# ---------------------------------------------------------------------------------- Levenberg-Marquardt
+
+
+def _lm_value(fn, theta, X, log_L, huber_delta):
+    return _loss_sum(_residuals(fn, theta, X, log_L), huber_delta, None)
+
+
+@cites(HOFFMANN)
+def lm_init(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, lam0: float = 1e-3, *,
+            huber_delta: Any = None) -> LMState:
+    """Initial Levenberg-Marquardt state (objective: least squares, or Huber when ``huber_delta``)."""
+    fn, X, log_L, _, _ = _check_data(law, theta0, X, log_L)
+    check_positive(lam0, "lam0")
+    _check_delta(huber_delta)
+    value = _lm_value(fn, theta0, X, log_L, huber_delta)
+    return LMState(theta0, jnp.asarray(lam0, dtype=value.dtype), value, jnp.asarray(0), jnp.asarray(False))
+
+
+@cites(HOFFMANN)
+def lm_step(law: str | Callable, state: LMState, X: Covariates, log_L: Any, huber_delta: Any = None, *,
+            tol: float = 1e-12) -> LMState:
+    """One damped Gauss-Newton step (IRLS-weighted when ``huber_delta``); accept only if F decreases."""
+    fn = resolve_law(law)
+    flat, unravel = ravel_pytree(state.theta)
+    r = _residuals(fn, state.theta, X, log_L)
+    J = jacobian(fn, state.theta, X)
+    if huber_delta is None:
+        w = jnp.ones_like(r)
+    else:
+        w = jnp.where(jnp.abs(r) <= huber_delta, 1.0, huber_delta / jnp.maximum(jnp.abs(r), huber_delta))
+    H = J.T @ (w[:, None] * J)
+    g = J.T @ (w * r)
+    d = jnp.diag(H)
+    step = jnp.linalg.solve(H + state.lam * jnp.diag(jnp.maximum(d, 1e-30 * jnp.max(d))), -g)
+    theta_new = unravel(flat + step)
+    value_new = _lm_value(fn, theta_new, X, log_L, huber_delta)
+    accept = jnp.isfinite(value_new) & (value_new < state.value) & jnp.all(jnp.isfinite(step))
+    rel = (state.value - value_new) / jnp.maximum(state.value, jnp.finfo(r.dtype).tiny)
+    stalled = state.lam >= 1e15
+    done = (accept & (rel <= tol)) | stalled | (state.value == 0)
+    theta = jax.tree_util.tree_map(lambda a, b: jnp.where(accept, b, a), state.theta, theta_new)
+    lam = jnp.clip(jnp.where(accept, state.lam / 10, state.lam * 10), 1e-15, 1e16)
+    new = LMState(theta, lam, jnp.where(accept, value_new, state.value), state.step + 1, done)
+    return jax.tree_util.tree_map(lambda a, b: jnp.where(state.converged, a, b), state, new)
+
+
+def _lm_result(fn, s: LMState, X, log_L, huber_delta) -> FitResult:
+    grad = jax.grad(lambda th: _lm_value(fn, th, X, log_L, huber_delta))(s.theta)
+    return FitResult(s.theta, s.value, _tree_norm(grad), s.step, s.converged)
+
+
+@cites(HOFFMANN)
+def lm_solve(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, *, huber_delta: Any = None,
+             lam0: float = 1e-3, max_steps: int = 200, tol: float = 1e-12) -> FitResult:
+    """Levenberg-Marquardt until the accepted relative decrease is <= ``tol`` or ``max_steps``."""
+    max_steps = check_int(max_steps, "max_steps", min_value=1)
+    fn = resolve_law(law)
+    state = lm_init(fn, theta0, X, log_L, lam0, huber_delta=huber_delta)
+    final = jax.lax.while_loop(lambda s: ~s.converged & (s.step < max_steps),
+                               lambda s: lm_step(fn, s, X, log_L, huber_delta, tol=tol), state)
+    return _lm_result(fn, final, X, log_L, huber_delta)
+
+
+@cites(HOFFMANN)
+def lm_run(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, num_steps: int, *,
+           huber_delta: Any = None, lam0: float = 1e-3, tol: float = 1e-12) -> tuple[FitResult, RunTrace]:
+    """``num_steps`` Levenberg-Marquardt steps with :func:`jaxlab.core.run`; the trace holds the objective."""
+    fn = resolve_law(law)
+    state = lm_init(fn, theta0, X, log_L, lam0, huber_delta=huber_delta)
+
+    def step(key, s):
+        s = lm_step(fn, s, X, log_L, huber_delta, tol=tol)
+        return s, s.value
+
+    final, trace = run(step, state, jax.random.key(0), num_steps)
+    return _lm_result(fn, final, X, log_L, huber_delta), trace
+
+
+# ------------------------------------------------------------------------------------------- multistart
+
+
+@functools.lru_cache(maxsize=64)
+def _batched_fit(fn: Callable, method: str, options: tuple) -> Callable:
+    kw = dict(options)
+    if method == "lbfgs":
+        one = lambda th, X, log_L: fit_lbfgs(fn, th, X, log_L, **kw)  # noqa: E731
+    else:
+        one = lambda th, X, log_L: lm_solve(fn, th, X, log_L, **kw)  # noqa: E731
+    return sharded_vmap(one, in_axes=(0, None, None))
+
+
+@cites(HOFFMANN, BESIROGLU)
+def fit_multistart(law: str | Callable, thetas0: Any, X: Covariates, log_L: Any, *, method: str = "lbfgs",
+                   **kw: Any) -> tuple[FitResult, FitResult]:
+    """Fit from every start (leading axis of ``thetas0``) in one vmapped, device-sharded call; keep the best.
+
+    ``method`` is ``"lbfgs"`` (keywords of :func:`fit_lbfgs`) or ``"lm"`` (keywords of :func:`lm_solve`).
+    Returns ``(best, all)``; non-finite objectives never win.
+    """
+    if method not in ("lbfgs", "lm"):
+        raise ValueError(f"method must be 'lbfgs' or 'lm', got {method!r}")
+    fn, X, log_L, _, _ = _check_data(law, thetas0, X, log_L, batched=True)
+    for k in ("delta", "huber_delta"):
+        _check_delta(kw.get(k))
+    everything = _batched_fit(fn, method, tuple(sorted(kw.items())))(thetas0, X, log_L)
+    i = jnp.argmin(jnp.where(jnp.isfinite(everything.value), everything.value, jnp.inf))
+    best = jax.tree_util.tree_map(lambda a: a[i], everything)
+    return best, everything
+
+
+# ------------------------------------------------------------------------------------------ uncertainty
+
+
+@cites(HOFFMANN, BESIROGLU)
+def asymptotic_covariance(law: str | Callable, theta: Any, X: Covariates, log_L: Any,
+                          rcond: float = 1e-15) -> Float[Array, "p p"]:
+    """s^2 (J^T J)^+ with s^2 = sum r_i^2 / (n - p), J = d ln L_hat / d theta (flattened theta order).
+
+    The pseudo-inverse drops singular values below ``rcond * s_max`` (a collinear design at alpha = beta).
+    """
+    fn, X, log_L, _, p = _check_data(law, theta, X, log_L)
+    n = log_L.shape[0]
+    if n == p:
+        raise ValueError(f"need more data points than parameters for a residual variance: n = p = {n}")
+    r = _residuals(fn, theta, X, log_L)
+    J = jacobian(fn, theta, X)
+    _, s, vt = jnp.linalg.svd(J, full_matrices=False)
+    keep = s > rcond * s[0]
+    inv_s2 = jnp.where(keep, 1.0 / jnp.where(keep, s, 1.0) ** 2, 0.0)
+    if is_concrete(s):
+        _float32_warning((s[0] / s[-1]) ** 2, J.dtype)
+    sigma2 = jnp.sum(r**2) / (n - p)
+    return sigma2 * (vt.T * inv_s2) @ vt
+
+
+@cites(BESIROGLU)
+def bootstrap(key: Key, law: str | Callable, theta: Any, X: Covariates, log_L: Any, num: int = 1000, *,
+              delta: Any = 1e-3, max_steps: int = 500, tol: float = 1e-10) -> Any:
+    """``num`` nonparametric bootstrap refits (points resampled with replacement, as multinomial weights),
+    each started at ``theta``, vmapped. Returns the refitted parameters with a leading axis ``num``."""
+    num = check_int(num, "num", min_value=1)
+    fn, X, log_L, _, _ = _check_data(law, theta, X, log_L)
+    n = log_L.shape[0]
+    idx = jax.random.randint(key, (num, n), 0, n)
+    counts = jax.vmap(lambda i: jnp.bincount(i, length=n))(idx).astype(log_L.dtype)
+
+    def refit(w):
+        return fit_lbfgs(fn, theta, X, log_L, delta=delta, weights=w, max_steps=max_steps, tol=tol).theta
+
+    return jax.jit(jax.vmap(refit))(counts)

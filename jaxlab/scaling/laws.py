@@ -1,0 +1,309 @@
+"""Parametric scaling laws L(N, D) of language-model loss, written as pure functions of log-covariates.
+
+Papers: Hoffmann et al., "Training Compute-Optimal Large Language Models" (arXiv:2203.15556); Besiroglu,
+Erdil, Barnett, You, "Chinchilla Scaling: A replication attempt" (arXiv:2404.10102); Kaplan et al., "Scaling
+Laws for Neural Language Models" (arXiv:2001.08361); Muennighoff et al., "Scaling Data-Constrained Language
+Models" (arXiv:2305.16264); Li et al., "Farseer: A Refined Scaling Law in Large Language Models"
+(arXiv:2506.10972). They are the laws studied by Kricheli, Reid, Sarkar, Gandikota, Shakarian,
+"Tokens-per-Parameter Coverage Is Critical for Robust LLM Scaling Law Extrapolation" (arXiv:2605.08541);
+which four laws that paper uses is not confirmed (Farseer is a guess, spec section 9).
+
+N = parameters, D = training tokens, U = unique tokens; x = ln N, y = ln D, u = ln U. Every law is a function
+``log_loss(theta, X) -> ln L`` with ``theta`` a NamedTuple and ``X`` a :class:`Covariates` of logs, so it
+jits, vmaps over designs or parameter sets, and differentiates with respect to ``theta``.
+
+L1 (Chinchilla), log-sum-exp parameterization A = e^a, B = e^b, E = e^e::
+
+    L = E + A N^(-alpha) + B D^(-beta),      ln L = LSE(a - alpha x, b - beta y, e)
+
+compute-optimal allocation under C = 6 N D, with G = (alpha A / (beta B))^(1/(alpha + beta))::
+
+    N_opt = G (C/6)^(beta/(alpha+beta)),      D_opt = G^(-1) (C/6)^(alpha/(alpha+beta))
+
+L2 (Kaplan)::
+
+    L = [(N_c/N)^(alpha_N/alpha_D) + D_c/D]^(alpha_D),
+    ln L = alpha_D LSE((alpha_N/alpha_D)(ln N_c - x), ln D_c - y)
+
+L3 (Muennighoff, data-constrained)::
+
+    L = E + A N'^(-alpha) + B D'^(-beta)
+    D' = U_D + U_D R_D* (1 - exp(-R_D/R_D*)),   R_D = max(D/U_D - 1, 0)
+    N' = U_N + U_N R_N* (1 - exp(-R_N/R_N*)),   U_N = min(N, N_opt(U_D)),  R_N = max(N/U_N - 1, 0)
+    N_opt(D) = G (D G)^(beta/alpha)
+
+In the single-epoch regime (U_D = D, N <= N_opt(D)) L3 is exactly L1.
+
+L4 (Farseer, recalled from arXiv:2506.10972; no reference constants)::
+
+    L = exp(a3 N^gamma + b3) + exp(a2 N^beta + b2) D^(-exp(a1 N^alpha + b1))
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax.numpy as jnp
+import numpy as np
+from jax.scipy.special import logsumexp
+
+from jaxlab.core.citations import cites
+from jaxlab.core.types import Array, Float
+from jaxlab.core.validation import as_array, check_in_range, check_positive, is_concrete
+from jaxlab.scaling.papers import BESIROGLU, FARSEER, HOFFMANN, KAPLAN, MUENNIGHOFF
+
+__all__ = [
+    "BESIROGLU_2024",
+    "HOFFMANN_2022",
+    "HOFFMANN_2022_UNROUNDED",
+    "KAPLAN_2020",
+    "LAWS",
+    "MUENNIGHOFF_2023",
+    "PARAMS",
+    "ChinchillaParams",
+    "Covariates",
+    "FarseerParams",
+    "KaplanParams",
+    "MuennighoffParams",
+    "chinchilla_compute_optimal",
+    "chinchilla_log_loss",
+    "covariates",
+    "farseer_log_loss",
+    "kaplan_log_loss",
+    "loss",
+    "muennighoff_log_loss",
+    "resolve_law",
+]
+
+
+class Covariates(NamedTuple):
+    """Log-covariates of a design: ``log_N`` = ln N, ``log_D`` = ln D, ``log_U`` = ln U_D (L3 only)."""
+
+    log_N: Array
+    log_D: Array
+    log_U: Array | None = None
+
+
+class ChinchillaParams(NamedTuple):
+    """L1 in the log-sum-exp parameterization: A = e^a, B = e^b, E = e^e, exponents alpha, beta."""
+
+    a: Array
+    b: Array
+    e: Array
+    alpha: Array
+    beta: Array
+
+    @classmethod
+    def from_natural(cls, A, B, E, alpha, beta) -> ChinchillaParams:
+        """Build from natural coefficients (A, B, E > 0; reference-law exponents alpha, beta > 0)."""
+        for v, n in ((A, "A"), (B, "B"), (E, "E"), (alpha, "alpha"), (beta, "beta")):
+            _check_positive_entries(v, n)
+        f = jnp.asarray
+        return cls(jnp.log(f(A)), jnp.log(f(B)), jnp.log(f(E)), f(alpha), f(beta))
+
+    def to_natural(self) -> tuple[Array, Array, Array, Array, Array]:
+        """``(A, B, E, alpha, beta)``; warns when an exponent is <= 0 (allowed while fitting, not a law)."""
+        _warn_nonpositive(self.alpha, "alpha")
+        _warn_nonpositive(self.beta, "beta")
+        return jnp.exp(self.a), jnp.exp(self.b), jnp.exp(self.e), self.alpha, self.beta
+
+
+class KaplanParams(NamedTuple):
+    """L2: ``log_Nc`` = ln N_c, ``log_Dc`` = ln D_c, exponents alpha_N, alpha_D."""
+
+    log_Nc: Array
+    log_Dc: Array
+    alpha_N: Array
+    alpha_D: Array
+
+
+class MuennighoffParams(NamedTuple):
+    """L3: L1's (a, b, e, alpha, beta) plus the repetition half-lives R_D*, R_N*."""
+
+    a: Array
+    b: Array
+    e: Array
+    alpha: Array
+    beta: Array
+    R_D_star: Array
+    R_N_star: Array
+
+
+class FarseerParams(NamedTuple):
+    """L4: beta_D(N) = exp(a1 N^alpha + b1), scale exp(a2 N^beta + b2), floor exp(a3 N^gamma + b3)."""
+
+    a1: Array
+    b1: Array
+    alpha: Array
+    a2: Array
+    b2: Array
+    beta: Array
+    a3: Array
+    b3: Array
+    gamma: Array
+
+
+def as_finite(x: Any, name: str, **kw: Any) -> Array:
+    """:func:`~jaxlab.core.validation.as_array` plus a finiteness check done in numpy, so that it also works
+    on concrete arrays closed over inside ``jit`` (where a ``jnp`` reduction would be staged)."""
+    arr = as_array(x, name, **kw)
+    if is_concrete(arr) and not np.all(np.isfinite(np.asarray(arr))):
+        raise ValueError(f"{name} must be finite, got non-finite entries in an array of shape {arr.shape}")
+    return arr
+
+
+def _check_positive_entries(v: Any, name: str) -> None:
+    if is_concrete(v):
+        check_in_range(v, name, 0.0, math.inf, lo_open=True, hi_open=True)
+
+
+def _warn_nonpositive(v: Any, name: str) -> None:
+    if is_concrete(v) and bool(jnp.any(jnp.asarray(v) <= 0)):
+        warnings.warn(f"{name} <= 0 ({v!r}): not a decaying power law", UserWarning, stacklevel=3)
+
+
+HOFFMANN_2022 = ChinchillaParams.from_natural(406.4, 410.7, 1.69, 0.34, 0.28)
+"""Hoffmann et al. 2022, Approach 3, rounded as published."""
+HOFFMANN_2022_UNROUNDED = ChinchillaParams(
+    jnp.asarray(6.0073404), jnp.asarray(6.0179186), jnp.asarray(0.5267228), jnp.asarray(0.33917084),
+    jnp.asarray(0.2849083))
+"""Hoffmann et al. 2022, the unrounded values used by the Besiroglu et al. replication."""
+BESIROGLU_2024 = ChinchillaParams.from_natural(482.01, 2085.43, 1.8172, 0.3478, 0.3658)
+"""Besiroglu et al. 2024 refit (Huber likelihood), headline values."""
+KAPLAN_2020 = KaplanParams(jnp.asarray(math.log(6.4e13)), jnp.asarray(math.log(1.8e13)), jnp.asarray(0.076),
+                           jnp.asarray(0.103))
+"""Kaplan et al. 2020 joint fit (Table 2, recalled; N counts non-embedding parameters)."""
+MUENNIGHOFF_2023 = MuennighoffParams(*(jnp.asarray(v) for v in (
+    6.255414, 7.3049974, 0.6254804, 0.3526596, 0.3526596, 15.387756, 5.309743)))
+"""Muennighoff et al. 2023 published fit (alpha = beta exactly)."""
+
+
+def _check_X(X: Any, *, need_U: bool = False) -> Covariates:
+    if not isinstance(X, Covariates):
+        raise TypeError(f"X must be a jaxlab.scaling.laws.Covariates, got {type(X).__name__}")
+    log_N = as_finite(X.log_N, "X.log_N")
+    log_D = as_finite(X.log_D, "X.log_D")
+    if log_N.shape != log_D.shape:
+        raise ValueError(f"X.log_N and X.log_D must have the same shape, got {log_N.shape} and {log_D.shape}")
+    log_U = None
+    if X.log_U is not None:
+        log_U = as_finite(X.log_U, "X.log_U", shape=log_N.shape)
+    elif need_U:
+        raise ValueError("X.log_U (log unique tokens) is required by the Muennighoff law, got None")
+    return Covariates(log_N, log_D, log_U)
+
+
+@cites(HOFFMANN)
+def covariates(N: Any, D: Any, U: Any = None) -> Covariates:
+    """Validate a design in natural units (N, D, optional U_D > 0, finite, same shape) and take logs.
+
+    Raises ``ValueError`` for non-positive or non-finite entries, mismatched shapes, or U_D > D.
+    """
+    N = as_finite(N, "N")
+    D = as_finite(D, "D", shape=N.shape)
+    check_in_range(N, "N", 0.0, math.inf, lo_open=True)
+    check_in_range(D, "D", 0.0, math.inf, lo_open=True)
+    log_U = None
+    if U is not None:
+        U = as_finite(U, "U", shape=N.shape)
+        check_in_range(U, "U", 0.0, math.inf, lo_open=True)
+        if is_concrete((U, D)) and np.any(np.asarray(U) > np.asarray(D) * (1 + 1e-12)):
+            i = int(np.argmax(np.asarray(U) - np.asarray(D)))
+            raise ValueError(f"U (unique tokens) must be <= D (total tokens), got U={float(U[i])!r} > "
+                             f"D={float(D[i])!r} at index {i}")
+        log_U = jnp.minimum(jnp.log(U), jnp.log(D))
+    return Covariates(jnp.log(N), jnp.log(D), log_U)
+
+
+@cites(HOFFMANN, BESIROGLU)
+def chinchilla_log_loss(p: ChinchillaParams, X: Covariates) -> Float[Array, "*n"]:
+    """ln L of L1: LSE(a - alpha ln N, b - beta ln D, e), computed stably."""
+    X = _check_X(X)
+    terms = jnp.stack(jnp.broadcast_arrays(p.a - p.alpha * X.log_N, p.b - p.beta * X.log_D, p.e))
+    return logsumexp(terms, axis=0)
+
+
+@cites(KAPLAN)
+def kaplan_log_loss(p: KaplanParams, X: Covariates) -> Float[Array, "*n"]:
+    """ln L of L2: alpha_D LSE((alpha_N/alpha_D)(ln N_c - ln N), ln D_c - ln D)."""
+    X = _check_X(X)
+    terms = jnp.stack([(p.alpha_N / p.alpha_D) * (p.log_Nc - X.log_N), p.log_Dc - X.log_D])
+    return p.alpha_D * logsumexp(terms, axis=0)
+
+
+def _log_effective(log_unique: Array, log_total: Array, r_star: Array) -> Array:
+    """ln of U + U R* (1 - exp(-R/R*)), R = max(T/U - 1, 0) (repeated data is worth less)."""
+    R = jnp.maximum(jnp.expm1(log_total - log_unique), 0.0)
+    return log_unique + jnp.log1p(-r_star * jnp.expm1(-R / r_star))
+
+
+@cites(MUENNIGHOFF)
+def muennighoff_log_loss(p: MuennighoffParams, X: Covariates) -> Float[Array, "*n"]:
+    """ln L of L3 (needs ``X.log_U``): L1 evaluated at the effective N', D' of repeated data."""
+    X = _check_X(X, need_U=True)
+    log_G = (jnp.log(p.alpha) + p.a - jnp.log(p.beta) - p.b) / (p.alpha + p.beta)
+    log_n_opt = log_G + (p.beta / p.alpha) * (X.log_U + log_G)
+    log_UN = jnp.minimum(X.log_N, log_n_opt)
+    log_Np = _log_effective(log_UN, X.log_N, p.R_N_star)
+    log_Dp = _log_effective(X.log_U, X.log_D, p.R_D_star)
+    return chinchilla_log_loss(ChinchillaParams(p.a, p.b, p.e, p.alpha, p.beta), Covariates(log_Np, log_Dp))
+
+
+@cites(FARSEER)
+def farseer_log_loss(p: FarseerParams, X: Covariates) -> Float[Array, "*n"]:
+    """ln L of L4: LSE(a3 N^gamma + b3, a2 N^beta + b2 - exp(a1 N^alpha + b1) ln D)."""
+    X = _check_X(X)
+    beta_D = jnp.exp(p.a1 * jnp.exp(p.alpha * X.log_N) + p.b1)
+    terms = jnp.stack([p.a3 * jnp.exp(p.gamma * X.log_N) + p.b3,
+                       p.a2 * jnp.exp(p.beta * X.log_N) + p.b2 - beta_D * X.log_D])
+    return logsumexp(terms, axis=0)
+
+
+LAWS: dict[str, Callable[[Any, Covariates], Array]] = {
+    "chinchilla": chinchilla_log_loss,
+    "kaplan": kaplan_log_loss,
+    "muennighoff": muennighoff_log_loss,
+    "farseer": farseer_log_loss,
+}
+"""Registry name -> ``log_loss(theta, X)``."""
+
+PARAMS: dict[str, type] = {
+    "chinchilla": ChinchillaParams,
+    "kaplan": KaplanParams,
+    "muennighoff": MuennighoffParams,
+    "farseer": FarseerParams,
+}
+"""Registry name -> parameter NamedTuple."""
+
+
+def resolve_law(law: str | Callable[[Any, Covariates], Array]) -> Callable[[Any, Covariates], Array]:
+    """A law given by registry name or as a ``log_loss(theta, X)`` callable -> the callable."""
+    if callable(law):
+        return law
+    if isinstance(law, str) and law in LAWS:
+        return LAWS[law]
+    raise ValueError(f"law must be one of {sorted(LAWS)} or a callable log_loss(theta, X), got {law!r}")
+
+
+@cites(HOFFMANN)
+def loss(law: str | Callable, p: Any, N: Any, D: Any, U: Any = None) -> Array:
+    """L(N, D[, U]) in natural units for a law given by name or callable."""
+    return jnp.exp(resolve_law(law)(p, covariates(N, D, U)))
+
+
+@cites(HOFFMANN)
+def chinchilla_compute_optimal(p: ChinchillaParams, C: Any, flops_per_token_param: float = 6.0
+                               ) -> tuple[Array, Array]:
+    """Compute-optimal ``(N_opt, D_opt)`` of L1 for a budget C = flops_per_token_param * N * D."""
+    C = as_finite(C, "C")
+    check_in_range(C, "C", 0.0, math.inf, lo_open=True)
+    check_positive(flops_per_token_param, "flops_per_token_param")
+    alpha, beta = p.alpha, p.beta
+    log_G = (jnp.log(alpha) + p.a - jnp.log(beta) - p.b) / (alpha + beta)
+    log_c = jnp.log(C / flops_per_token_param)
+    log_N = log_G + beta / (alpha + beta) * log_c
+    return jnp.exp(log_N), jnp.exp(log_c - log_N)
+
