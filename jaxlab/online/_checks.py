@@ -1,0 +1,36 @@
+"""Boundary checks shared by the ``jaxlab.online`` modules (streams of features/targets, time series)."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from jaxlab.core.validation import as_array, check_finite
+
+__all__ = ["check_series", "check_stream"]
+
+
+def check_series(y, name: str) -> jax.Array:
+    """A real array with a non-empty leading time axis and finite entries."""
+    y = as_array(y, name, kind="float")
+    if y.ndim < 1:
+        raise ValueError(f"{name} must have a leading time axis, got a scalar")
+    if y.shape[0] == 0:
+        raise ValueError(f"{name} must have at least one time step (T >= 1), got shape {tuple(y.shape)}")
+    check_finite(y, name)
+    return y
+
+
+def check_stream(features, targets, *, name: str = "features") -> tuple[jax.Array, jax.Array]:
+    """Validate an online-regression stream: ``features`` (T, d) real, ``targets`` (T,) or (T, k), T >= 1."""
+    features = as_array(features, name, ndim=2, kind="float")
+    targets = as_array(targets, "targets", ndim=(1, 2), kind="float")
+    if features.shape[0] == 0:
+        raise ValueError(f"{name} must have at least one row (T >= 1), got shape {tuple(features.shape)}")
+    if targets.shape[0] != features.shape[0]:
+        raise ValueError(f"targets must have the same length as {name} ({features.shape[0]}), "
+                         f"got length {targets.shape[0]}")
+    check_finite(features, name)
+    check_finite(targets, "targets")
+    dtype = jnp.result_type(features.dtype, targets.dtype)
+    return features.astype(dtype), targets.astype(dtype)

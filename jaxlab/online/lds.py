@@ -1,0 +1,185 @@
+r"""Linear dynamical systems (LDS): marginally stable random generators and simulation.
+
+Data model of A. Marsden and E. Hazan, *Universal Sequence Preconditioning*, arXiv:2502.06545, and
+*The Power of Second Order Methods for Sequence Preconditioning*, arXiv:2605.08390::
+
+    x_t = A x_{t-1} + B u_t,      y_t = C x_t + D u_t + xi_t,      x_0 given (zero by default), t = 1..T,
+
+arrays 0-based (element k is time k+1). *Marginally stable*: ``A = P Lambda P^{-1}`` with every eigenvalue
+``|lambda| <= 1``; ``kappa = ||P|| ||P^{-1}||``.
+
+Generator (:func:`random_lds`, construction of the jaxlab spec): ``Lambda`` is block diagonal, real
+eigenvalues on the diagonal and each conjugate pair ``r e^{+-i theta}`` as the real 2x2 block
+``r [[cos, -sin], [sin, cos]]``; ``P = I + p_scale G / sqrt(d_hidden)`` with ``G`` standard normal
+(asymmetric, so ``A`` is not normal); ``B`` and ``C`` have ``N(0, 1/d_hidden)`` entries and ``D = 0``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Literal, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxlab.core.citations import cites
+from jaxlab.core.types import Array, Complex, Float, Key
+from jaxlab.core.validation import as_array, check_finite, check_in_range, check_int, check_positive
+from jaxlab.online import _papers  # noqa: F401  (registers the BibTeX entries)
+
+__all__ = ["EIGS", "LDSParams", "block_diagonal", "check_params", "random_lds", "simulate", "spectrum"]
+
+EIGS = ("real_marginal", "arc")
+
+
+class LDSParams(NamedTuple):
+    """``A`` (h, h), ``B`` (h, du), ``C`` (dy, h), ``D`` (dy, du)."""
+
+    A: Float[Array, "h h"]
+    B: Float[Array, "h du"]
+    C: Float[Array, "dy h"]
+    D: Float[Array, "dy du"]
+
+
+@cites("marsden2025usp")
+def block_diagonal(real: Float[Array, " r"], complex_pairs: Complex[Array, " m"] | None = None) -> Float[Array, "h h"]:
+    """Real block-diagonal ``Lambda`` with eigenvalues ``real`` and ``z, conj(z)`` for each ``z`` in
+    ``complex_pairs``, each pair as the 2x2 block ``[[Re z, -Im z], [Im z, Re z]]``; ``h = r + 2m``."""
+    real = as_array(real, "real", ndim=1)
+    z = jnp.zeros((0,), jnp.result_type(real.dtype, jnp.complex64)) if complex_pairs is None else \
+        as_array(complex_pairs, "complex_pairs", ndim=1, kind="complex")
+    r, m = real.shape[0], z.shape[0]
+    i = r + 2 * jnp.arange(m)
+    re, im = jnp.real(z).astype(real.dtype), jnp.imag(z).astype(real.dtype)
+    out = jnp.zeros((r + 2 * m, r + 2 * m), real.dtype).at[jnp.arange(r), jnp.arange(r)].set(real)
+    return out.at[i, i].set(re).at[i + 1, i + 1].set(re).at[i, i + 1].set(-im).at[i + 1, i].set(im)
+
+
+@cites("marsden2025usp", "marsden2026second")
+def random_lds(
+    key: Key,
+    d_hidden: int,
+    d_in: int = 1,
+    d_out: int = 1,
+    *,
+    eigs: Literal["real_marginal", "arc"] = "real_marginal",
+    max_arg: float = 0.0,
+    p_scale: float = 0.5,
+    extra_eigs: tuple[float, ...] = (1.0, 0.999, -0.999),
+    dtype=None,
+) -> LDSParams:
+    """A random marginally stable, asymmetric LDS.
+
+    ``eigs="real_marginal"``: the ``extra_eigs`` (real, ``|.| <= 1``) plus eigenvalues uniform in [-1, 1]; with
+    ``max_arg > 0`` the remaining ones are conjugate pairs ``r e^{+-i theta}``, ``r ~ U[0, 1]``,
+    ``theta ~ U[0, max_arg]``, each pair reflected to ``-r e^{-+i theta}`` with probability 1/2 (the sector
+    around both real half-axes). ``eigs="arc"``: the remaining ones are conjugate pairs on the unit circle,
+    ``e^{+-i theta}``, ``theta ~ U[0, max_arg]`` with the end point ``theta = max_arg`` always included.
+    An odd leftover is a real eigenvalue uniform in [-1, 1].
+    """
+    d_hidden = check_int(d_hidden, "d_hidden", min_value=1)
+    d_in = check_int(d_in, "d_in", min_value=1)
+    d_out = check_int(d_out, "d_out", min_value=1)
+    if eigs not in EIGS:
+        raise ValueError(f"eigs must be one of {EIGS}, got {eigs!r}")
+    check_in_range(max_arg, "max_arg", 0.0, math.pi)
+    check_positive(p_scale, "p_scale", strict=False)
+    extra = np.asarray(extra_eigs, dtype=float).reshape(-1)
+    if extra.size and np.max(np.abs(extra)) > 1:
+        raise ValueError(f"extra_eigs must have magnitude <= 1 for a marginally stable system (eigs={eigs!r}), "
+                         f"got {float(extra[np.argmax(np.abs(extra))])!r}")
+    if extra.size > d_hidden:
+        raise ValueError(f"extra_eigs must have at most d_hidden={d_hidden} entries, got {extra.size}")
+    if eigs == "arc" and max_arg <= 0:
+        raise ValueError(f"max_arg must be > 0 with eigs='arc', got {max_arg!r}")
+    dtype = jnp.dtype(jnp.result_type(float) if dtype is None else dtype)
+    m = (d_hidden - extra.size) // 2 if max_arg > 0 else 0
+    return _build(key, jnp.asarray(extra, dtype), jnp.asarray(max_arg, dtype), jnp.asarray(p_scale, dtype),
+                  d_hidden, d_in, d_out, m, eigs == "arc")
+
+
+@functools.partial(jax.jit, static_argnums=(4, 5, 6, 7, 8))
+def _build(key, extra, max_arg, p_scale, d_hidden, d_in, d_out, m, arc):
+    dtype = extra.dtype
+    k_unif, k_norm = jax.random.split(key)
+    n_real = d_hidden - extra.shape[0] - 2 * m
+    # One uniform and one normal draw, cut into pieces (fewer RNG kernels to compile).
+    unif = jax.random.uniform(k_unif, (n_real + 3 * m,), dtype)
+    real = jnp.concatenate([extra, 2 * unif[:n_real] - 1])
+    pairs = None
+    if m:
+        theta = max_arg * unif[n_real:n_real + m]
+        if arc:
+            pairs = jnp.exp(1j * theta.at[0].set(max_arg))
+        else:
+            sign = jnp.where(unif[n_real + 2 * m:] < 0.5, -1.0, 1.0)
+            pairs = sign * unif[n_real + m:n_real + 2 * m] * jnp.exp(1j * theta)
+    Lam = block_diagonal(real, pairs)
+    g = jax.random.normal(k_norm, (d_hidden + d_in + d_out, d_hidden), dtype) / math.sqrt(d_hidden)
+    P = jnp.eye(d_hidden, dtype=dtype) + p_scale * g[:d_hidden]
+    A = jnp.linalg.solve(P.T, (P @ Lam).T).T  # P Lambda P^{-1}
+    B = g[d_hidden:d_hidden + d_in].T
+    C = g[d_hidden + d_in:]
+    return LDSParams(A, B, C, jnp.zeros((d_out, d_in), dtype))
+
+
+@cites("marsden2025usp")
+def spectrum(params: LDSParams) -> Array:
+    """Eigenvalues of ``A`` (complex, computed on the host with numpy)."""
+    return jnp.asarray(np.linalg.eigvals(np.asarray(params.A)))
+
+
+def check_params(params: LDSParams) -> LDSParams:
+    """Validate the shapes of ``(A, B, C, D)``: ``A`` square (h, h), ``B`` (h, du), ``C`` (dy, h), ``D`` (dy, du)."""
+    A = as_array(params.A, "params.A", ndim=2)
+    if A.shape[0] != A.shape[1]:
+        raise ValueError(f"params.A must be square, got shape {tuple(A.shape)}")
+    h = A.shape[0]
+    B = as_array(params.B, "params.B", ndim=2, shape=(h, None))
+    C = as_array(params.C, "params.C", ndim=2, shape=(None, h))
+    D = as_array(params.D, "params.D", ndim=2, shape=(C.shape[0], B.shape[1]))
+    return LDSParams(A, B, C, D)
+
+
+def _check_lds(params: LDSParams, u) -> tuple[LDSParams, jax.Array]:
+    params = check_params(params)
+    B = params.B
+    u = as_array(u, "u", ndim=(1, 2))
+    u = u[:, None] if u.ndim == 1 else u
+    if u.shape[1] != B.shape[1]:
+        raise ValueError(f"u must have {B.shape[1]} columns (params.B has shape {tuple(B.shape)}), "
+                         f"got shape {tuple(u.shape)}")
+    if u.shape[0] == 0:
+        raise ValueError("u must have at least one time step (T >= 1), got length 0")
+    check_finite(u, "u")
+    return params, u
+
+
+@cites("marsden2025usp")
+def simulate(key: Key, params: LDSParams, u: Float[Array, "T du"], *, obs_noise: float = 0.0,
+             x0: Float[Array, " h"] | None = None) -> tuple[Float[Array, "T dy"], Float[Array, "T h"]]:
+    """Roll the LDS over inputs ``u`` (``lax.scan``); returns outputs ``y`` (T, dy) and states ``x`` (T, h).
+
+    ``obs_noise`` is the standard deviation of the Gaussian observation noise ``xi_t`` (drawn with ``key``).
+    """
+    (A, B, C, D), u = _check_lds(params, u)
+    check_positive(obs_noise, "obs_noise", strict=False)
+    dtype = jnp.result_type(A.dtype, u.dtype)
+    x0 = jnp.zeros(A.shape[0], dtype) if x0 is None else as_array(x0, "x0", shape=(A.shape[0],)).astype(dtype)
+    return _roll(key, LDSParams(A, B, C, D), u.astype(dtype), jnp.asarray(obs_noise, dtype), x0)
+
+
+@jax.jit
+def _roll(key, params, u, obs_noise, x0):
+    A, B, C, D = params
+    dtype = x0.dtype
+
+    def body(x, ut):
+        x = A @ x + B @ ut
+        return x, x
+
+    x = jax.lax.scan(body, x0, u)[1]
+    noise = obs_noise * jax.random.normal(key, (u.shape[0], C.shape[0]), dtype)
+    return x @ C.T + u @ D.T + noise, x

@@ -1,0 +1,98 @@
+r"""Online gradient descent (OGD) on linear features: the first-order baseline for USP features.
+
+Reference: M. Zinkevich, *Online convex programming and generalized infinitesimal gradient ascent* (ICML 2003);
+the USP experimental protocol (A. Marsden and E. Hazan, arXiv:2502.06545 and arXiv:2605.08390) runs it on the
+same features as VAW with a learning-rate grid {1e-3, 1e-2, 1e-1}.
+
+Round ``t`` with parameters ``theta_t`` (d, k)::
+
+    y^_t = theta_t^T a_t,    loss_t = ||y^_t - y_t||^2,
+    theta_{t+1} = Pi_K(theta_t + update(grad_theta loss_t)),    Pi_K(theta) = theta min(1, R / ||theta||_F),
+
+where ``update`` is any optax transformation (``optax.sgd(eta)`` gives plain OGD) and ``K`` the Frobenius
+ball of radius ``R`` (no projection when ``radius=None``). Regret of OGD scales with ``R`` times the gradient
+bound times ``sqrt(T)``, which is what USP's exponentially large comparator norm breaks.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import optax
+
+from jaxlab.core.citations import cites
+from jaxlab.core.loop import run as scan_run
+from jaxlab.core.types import Array, Float, Int
+from jaxlab.core.validation import check_int, check_positive
+from jaxlab.online import _papers  # noqa: F401  (registers the BibTeX entries)
+from jaxlab.online._checks import check_stream
+
+__all__ = ["OGDInfo", "OGDState", "init", "run", "step"]
+
+
+class OGDState(NamedTuple):
+    """Parameters ``theta`` (d, k), the optimizer state and the step count ``t``."""
+
+    theta: Float[Array, "d k"]
+    opt_state: Any
+    t: Int[Array, ""]
+
+
+class OGDInfo(NamedTuple):
+    """Prediction ``y_hat`` (k,) made before the update, and its squared loss."""
+
+    y_hat: Float[Array, " k"]
+    loss: Float[Array, ""]
+
+
+@cites("zinkevich2003online")
+def init(dim: int, optimizer: optax.GradientTransformation, *, num_outputs: int = 1, dtype=None) -> OGDState:
+    """``theta_1 = 0`` and the optimizer's initial state."""
+    dim = check_int(dim, "dim", min_value=1)
+    num_outputs = check_int(num_outputs, "num_outputs", min_value=1)
+    dtype = jnp.dtype(jnp.result_type(float) if dtype is None else dtype)
+    theta = jnp.zeros((dim, num_outputs), dtype)
+    return OGDState(theta, optimizer.init(theta), jnp.zeros((), jnp.int32))
+
+
+def _loss(theta, a, y):
+    y_hat = theta.T @ a
+    return jnp.sum((y_hat - y) ** 2), y_hat
+
+
+@cites("zinkevich2003online")
+def step(state: OGDState, a: Float[Array, " d"], y: Float[Array, " k"], optimizer: optax.GradientTransformation,
+         *, radius: float | None = None) -> tuple[OGDState, OGDInfo]:
+    """Predict ``theta^T a``, then take one optimizer step on the squared loss and project onto the ball."""
+    (loss, y_hat), g = jax.value_and_grad(_loss, has_aux=True)(state.theta, a, jnp.atleast_1d(y))
+    updates, opt_state = optimizer.update(g, state.opt_state, state.theta)
+    theta = optax.apply_updates(state.theta, updates)
+    if radius is not None:
+        theta = theta * jnp.minimum(1.0, radius / jnp.maximum(jnp.linalg.norm(theta), jnp.finfo(theta.dtype).tiny))
+    return OGDState(theta, opt_state, state.t + 1), OGDInfo(y_hat, loss)
+
+
+@cites("zinkevich2003online", "marsden2025usp")
+def run(features: Float[Array, "T d"], targets: Float[Array, " T"] | Float[Array, "T k"],
+        optimizer: optax.GradientTransformation, *, radius: float | None = None) -> tuple[OGDState, OGDInfo]:
+    """OGD over a stream (``lax.scan`` via :func:`jaxlab.core.run`); ``y_hat`` has the shape of ``targets``."""
+    features, targets = check_stream(features, targets)
+    if radius is not None:
+        check_positive(radius, "radius")
+    y2 = targets[:, None] if targets.ndim == 1 else targets
+    final, info = _scan(features, y2, optimizer, radius)
+    return final, info._replace(y_hat=info.y_hat[:, 0]) if targets.ndim == 1 else info
+
+
+@functools.partial(jax.jit, static_argnums=(2, 3))
+def _scan(features, y2, optimizer, radius):
+    state0 = init(features.shape[1], optimizer, num_outputs=y2.shape[1], dtype=features.dtype)
+
+    def one(_key, state):
+        return step(state, features[state.t], y2[state.t], optimizer, radius=radius)
+
+    final, trace = scan_run(one, state0, jax.random.key(0), features.shape[0])
+    return final, trace.infos

@@ -1,0 +1,106 @@
+r"""Regret of an online linear forecaster, and the terms of the Vovk-Azoury-Warmuth bound.
+
+Reference: N. Cesa-Bianchi and G. Lugosi, *Prediction, Learning, and Games* (2006), section 11.8; used for
+USP features by A. Marsden and E. Hazan, *The Power of Second Order Methods for Sequence Preconditioning*,
+arXiv:2605.08390 (regret definitions of the jaxlab spec, section 3.6).
+
+For a stream ``(a_t, y_t)`` and ``A_t = lam I + sum_{s<=t} a_s a_s^T``, ``b_t = sum_{s<=t} a_s y_s^T``:
+
+- best fixed regularised predictor of the first ``t`` rounds (ridge in hindsight)::
+
+      L*_t = min_theta lam ||theta||^2 + sum_{s<=t} ||theta^T a_s - y_s||^2
+           = sum_{s<=t} ||y_s||^2 - tr(b_t^T A_t^{-1} b_t);
+
+- ``Regret_t = sum_{s<=t} ||y^_s - y_s||^2 - L*_t`` (definition (i));
+- ``Regret*_t = sum_{s<=t} ||y^_s - y_s||^2 - sum_{s<=t} ||y*_s - y_s||^2`` against a given predictor
+  ``y*`` (definition (ii), e.g. the USP ground truth of :func:`jaxlab.online.usp.usp_predictor`);
+- ``ln det(A_t / lam)``, which bounds the sum of VAW leverages, so that VAW's regret is at most
+  ``Y_t^2 ln det(A_t / lam)`` with ``Y_t = max_{s<=t} ||y_s||``.
+
+All prefixes come from one ``lax.scan`` carrying ``A_t`` (a solve and ``slogdet`` per step, O(d^3)).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from jaxlab.core.citations import cites
+from jaxlab.core.types import Array, Float
+from jaxlab.core.validation import as_array, check_positive
+from jaxlab.online import _papers  # noqa: F401  (registers the BibTeX entries)
+from jaxlab.online._checks import check_stream
+
+__all__ = ["best_fixed_loss", "log_det_ratio", "regret_vs_best_fixed", "regret_vs_predictor", "vaw_regret_bound"]
+
+
+def _prefix_ridge(features, targets, lam):
+    check_positive(lam, "lam")
+    features, targets = check_stream(features, targets)
+    y2 = targets[:, None] if targets.ndim == 1 else targets
+    return _prefix_scan(features, y2, jnp.asarray(lam, features.dtype))
+
+
+@jax.jit
+def _prefix_scan(features, y2, lam):
+    d = features.shape[1]
+
+    def body(carry, xs):
+        A, b, yy = carry
+        a, y = xs
+        A, b, yy = A + jnp.outer(a, a), b + jnp.outer(a, y), yy + y @ y
+        best = yy - jnp.sum(b * jnp.linalg.solve(A, b))
+        logdet = jnp.linalg.slogdet(A)[1] - d * jnp.log(lam)
+        return (A, b, yy), (best, logdet)
+
+    carry0 = (lam * jnp.eye(d, dtype=features.dtype), jnp.zeros((d, y2.shape[1]), features.dtype),
+              jnp.zeros((), features.dtype))
+    return jax.lax.scan(body, carry0, (features, y2))[1]
+
+
+@cites("cesabianchi2006prediction")
+def best_fixed_loss(features: Float[Array, "T d"], targets: Float[Array, " T"] | Float[Array, "T k"],
+                    lam: float) -> Float[Array, " T"]:
+    """``L*_t = min_theta lam ||theta||^2 + sum_{s<=t} ||theta^T a_s - y_s||^2`` for every prefix ``t``."""
+    return _prefix_ridge(features, targets, lam)[0]
+
+
+@cites("cesabianchi2006prediction")
+def log_det_ratio(features: Float[Array, "T d"], lam: float) -> Float[Array, " T"]:
+    """``ln det(A_t / lam)`` for every prefix ``t`` (``slogdet`` of ``A_t``)."""
+    features = as_array(features, "features", ndim=2)
+    return _prefix_ridge(features, jnp.zeros(features.shape[:1], features.dtype), lam)[1]
+
+
+def _cumloss(targets, y_hat, name: str):
+    y_hat = as_array(y_hat, name, kind="float")
+    if y_hat.shape != targets.shape:
+        raise ValueError(f"{name} must have the shape of targets {tuple(targets.shape)}, got {tuple(y_hat.shape)}")
+    err = (y_hat - targets) ** 2
+    return jnp.cumsum(err if err.ndim == 1 else err.sum(axis=1))
+
+
+@cites("cesabianchi2006prediction", "marsden2026second")
+def regret_vs_best_fixed(features: Float[Array, "T d"], targets: Float[Array, " T"] | Float[Array, "T k"],
+                         y_hat: Float[Array, " T"] | Float[Array, "T k"], lam: float) -> Float[Array, " T"]:
+    """Prefix regrets ``sum_{s<=t} ||y^_s - y_s||^2 - L*_t`` against the best fixed ridge predictor."""
+    features, targets = check_stream(features, targets)
+    return _cumloss(targets, y_hat, "y_hat") - best_fixed_loss(features, targets, lam)
+
+
+@cites("marsden2026second")
+def regret_vs_predictor(targets: Float[Array, " T"] | Float[Array, "T k"],
+                        y_hat: Float[Array, " T"] | Float[Array, "T k"],
+                        y_star: Float[Array, " T"] | Float[Array, "T k"]) -> Float[Array, " T"]:
+    """Prefix regrets against a reference predictor: ``sum ||y^ - y||^2 - sum ||y* - y||^2``."""
+    targets = as_array(targets, "targets", ndim=(1, 2))
+    return _cumloss(targets, y_hat, "y_hat") - _cumloss(targets, y_star, "y_star")
+
+
+@cites("cesabianchi2006prediction")
+def vaw_regret_bound(features: Float[Array, "T d"], targets: Float[Array, " T"] | Float[Array, "T k"],
+                     lam: float) -> Float[Array, " T"]:
+    """VAW regret bound for every prefix: ``Y_t^2 ln det(A_t / lam)`` with ``Y_t = max_{s<=t} ||y_s||``."""
+    features, targets = check_stream(features, targets)
+    mag = jnp.abs(targets) if targets.ndim == 1 else jnp.linalg.norm(targets, axis=1)
+    return jax.lax.cummax(mag) ** 2 * _prefix_ridge(features, targets, lam)[1]

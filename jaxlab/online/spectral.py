@@ -1,0 +1,97 @@
+r"""Spectral filtering (Hazan, Singh, Zhang 2017) as an online baseline, with optional USP preconditioning.
+
+Paper: E. Hazan, K. Singh, C. Zhang, *Learning linear dynamical systems via spectral filtering*, NeurIPS 2017,
+arXiv:1711.00946; the USP variant follows A. Marsden and E. Hazan, arXiv:2502.06545.
+
+Filters: the Hankel matrix ``Z in R^{L x L}``, ``Z_ij = 2 / ((i+j)^3 - (i+j))`` (``i, j = 1..L``), and its
+top-``k`` eigenpairs ``(sigma_j, phi_j)``. Filtered inputs (causal, zero history)::
+
+    U_{t,j} = sigma_j^{1/4} sum_{i=0}^{L-1} phi_j(i) u_{t-i}.
+
+Predictor ``y^_t = y_{t-1} + sum_j M_j U_{t,j} + sum_{i<3} N_i u_{t-i}``; with preconditioning coefficients
+``c`` the autoregressive part becomes ``-sum_{j>=1} c_j y_{t-j}`` (``c = (1, -1)`` is the original). The
+linear part is learned online by OGD (:mod:`jaxlab.online.ogd`) on the target ``y~_t = sum_j c_j y_{t-j}``.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import optax
+
+from jaxlab.core.citations import cites
+from jaxlab.core.types import Array, Float
+from jaxlab.core.validation import as_array, check_int
+from jaxlab.online import (
+    _papers,  # noqa: F401  (registers the BibTeX entries)
+    ogd,
+)
+from jaxlab.online._checks import check_series
+from jaxlab.online.usp import lag_stack, precondition
+
+__all__ = ["filtered_inputs", "hankel_filters", "hankel_matrix", "spectral_features", "spectral_ogd_run"]
+
+
+@cites("hazan2017spectral")
+def hankel_matrix(L: int, *, dtype=None) -> Float[Array, "L L"]:
+    """``Z_ij = 2 / ((i+j)^3 - (i+j))`` for ``i, j = 1..L``."""
+    L = check_int(L, "L", min_value=1)
+    s = jnp.arange(1, L + 1, dtype=jnp.result_type(float) if dtype is None else dtype)
+    s = s[:, None] + s[None, :]
+    return 2.0 / (s**3 - s)
+
+
+@cites("hazan2017spectral")
+def hankel_filters(L: int, k: int, *, dtype=None) -> tuple[Float[Array, " k"], Float[Array, "L k"]]:
+    """Top-``k`` eigenvalues ``sigma`` (descending) and eigenvectors ``phi`` (columns) of the Hankel matrix."""
+    L = check_int(L, "L", min_value=1)
+    k = check_int(k, "k", min_value=1, max_value=L)
+    sigma, phi = jnp.linalg.eigh(hankel_matrix(L, dtype=dtype))
+    return sigma[::-1][:k], phi[:, ::-1][:, :k]
+
+
+@cites("hazan2017spectral")
+def filtered_inputs(u: Float[Array, "T du"], sigma: Float[Array, " k"],
+                    phi: Float[Array, "L k"]) -> Float[Array, "T k du"]:
+    """``U_{t,j} = sigma_j^{1/4} sum_{i<L} phi_j(i) u_{t-i}`` by FFT convolution (zero history)."""
+    u = check_series(u, "u")
+    u = u[:, None] if u.ndim == 1 else u
+    phi = as_array(phi, "phi", ndim=2)
+    sigma = as_array(sigma, "sigma", ndim=1, shape=(phi.shape[1],))
+    T, L = u.shape[0], phi.shape[0]
+    nfft = 1 << (T + L - 1).bit_length()
+    conv = jnp.fft.irfft(jnp.fft.rfft(u, nfft, axis=0)[:, None, :] * jnp.fft.rfft(phi, nfft, axis=0)[:, :, None],
+                         nfft, axis=0)[:T]
+    return (jnp.clip(sigma, 0.0) ** 0.25)[None, :, None].astype(u.dtype) * conv.astype(u.dtype)
+
+
+@cites("hazan2017spectral", "marsden2025usp")
+def spectral_features(y: Float[Array, " T"], u: Float[Array, "T du"], sigma: Float[Array, " k"],
+                      phi: Float[Array, "L k"], *, c: Float[Array, " n+1"] | None = None,
+                      n_direct: int = 3) -> tuple[Float[Array, "T k*du+n_direct*du"], Float[Array, " T"]]:
+    """Features ``[U_t (k*du), u_t, ..., u_{t-n_direct+1}]`` and target ``y~_t = sum_j c_j y_{t-j}``.
+
+    ``c=None`` is ``(1, -1)``: the original ``y_{t-1}`` autoregressive term.
+    """
+    y = check_series(y, "y")
+    n_direct = check_int(n_direct, "n_direct", min_value=0)
+    U = filtered_inputs(u, sigma, phi)
+    T = U.shape[0]
+    if y.shape[0] != T:
+        raise ValueError(f"y must have the same length as u ({T}), got length {y.shape[0]}")
+    parts = [U.reshape(T, -1)]
+    if n_direct:
+        uu = u[:, None] if jnp.ndim(u) == 1 else jnp.asarray(u)
+        parts.append(lag_stack(uu.astype(U.dtype), n_direct).reshape(T, -1))
+    c = jnp.asarray([1.0, -1.0], y.dtype) if c is None else c
+    return jnp.concatenate(parts, axis=1), precondition(y, c)
+
+
+@cites("hazan2017spectral", "marsden2025usp")
+def spectral_ogd_run(y: Float[Array, " T"], u: Float[Array, "T du"], optimizer: optax.GradientTransformation, *,
+                     L: int, k: int = 24, c: Float[Array, " n+1"] | None = None,
+                     radius: float | None = None) -> tuple[ogd.OGDState, ogd.OGDInfo]:
+    """Spectral filtering learned by OGD; ``info.y_hat`` is the prediction of ``y_t`` (loss as on ``y~``)."""
+    sigma, phi = hankel_filters(L, k, dtype=jnp.asarray(y).dtype)
+    feats, y_tilde = spectral_features(y, u, sigma, phi, c=c)
+    state, info = ogd.run(feats, y_tilde, optimizer, radius=radius)
+    return state, info._replace(y_hat=info.y_hat - (y_tilde - y))

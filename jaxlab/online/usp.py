@@ -1,0 +1,350 @@
+r"""Universal Sequence Preconditioning (USP): preconditioning coefficients, ARX features, the USP predictor.
+
+Papers: A. Marsden and E. Hazan, *Universal Sequence Preconditioning*, arXiv:2502.06545 (NeurIPS 2025), and
+A. Marsden and E. Hazan, *The Power of Second Order Methods for Sequence Preconditioning*, arXiv:2605.08390
+(v1), which pairs USP with the Vovk-Azoury-Warmuth forecaster (:mod:`jaxlab.online.vaw`).
+
+Coefficients. For degree ``n`` the vector ``c = (c_0, ..., c_n)``, ``c_0 = 1``, holds the coefficients of a
+monic polynomial in descending powers, ``p(z) = sum_j c_j z^{n-j}``:
+
+- Chebyshev: ``M_n = 2^{1-n} T_n``, ``M_0 = 1, M_1 = z, M_2 = z M_1 - M_0/2, M_{k+1} = z M_k - M_{k-1}/4``;
+  ``sup_{[-1,1]} |M_n| = 2^{1-n}`` and ``||c||_1 = ((1+sqrt2)^n + (1-sqrt2)^n) / 2^n``.
+- Legendre (monic): ``L_0 = 1, L_1 = z, L_{k+1} = z L_k - k^2/(4k^2-1) L_{k-1}``.
+
+Preconditioning (causal convolution with zero history; arrays are 0-based, element k is time k+1, and every
+quantity at a non-positive time is zero)::
+
+    y~_t = sum_{j=0}^{n} c_j y_{t-j},        inverse:  y_t = y~_t - sum_{j=1}^{n} c_j y_{t-j}.
+
+ARX ("USP") features of history ``n``: ``a_t = [y_{t-1}, ..., y_{t-n}, u_t, ..., u_{t-n+1}]``.
+
+Annihilation identity. For the LDS ``x_t = A x_{t-1} + B u_t, y_t = C x_t`` (see :mod:`jaxlab.online.lds`)::
+
+    sum_j c_j y_{t-j} = C p(A) x_{t-n} + sum_{i=0}^{n-1} Q_i u_{t-i},   Q_i = sum_{j=0}^{i} c_j C A^{i-j} B,
+
+so the USP predictor ``y*_t = -sum_{j>=1} c_j y_{t-j} + sum_i Q_i u_{t-i}`` is linear in ``a_t`` with
+``theta* = (-c_1 I, ..., -c_n I, Q_0, ..., Q_{n-1})`` and residual ``y_t - y*_t = C p(A) x_{t-n}``.
+A nonzero ``D`` (``y_t = C x_t + D u_t``) is folded in as ``Q_i += c_i D``; the term ``c_n D u_{t-n}`` is then
+outside the features and adds to the residual (it vanishes for odd-degree Chebyshev, where ``c_n = 0``).
+
+Complex bound (derived for the jaxlab spec, classical Joukowski map, not the paper's own lemma): for
+``z = (w + 1/w)/2`` with ``|w| >= 1``, ``rho(z) = |w|`` (Bernstein-ellipse parameter) and
+``|M_n(z)| = 2^{-n} |w^n + w^{-n}| <= 2^{1-n} rho(z)^n``; ``rho(e^{i phi}) = 2`` at ``phi* ~ 0.5974064``.
+
+API note: ``dtype=None`` (instead of the spec's ``jnp.float32``) means the default float dtype, float64 when
+``jax_enable_x64`` is on, so that theorem checks get exact coefficients without passing a dtype.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Literal
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxlab.core.citations import cites
+from jaxlab.core.types import Array, Complex, Float
+from jaxlab.core.validation import as_array, check_int, check_ndim, check_positive
+from jaxlab.online import (
+    _papers,  # noqa: F401  (registers the BibTeX entries)
+    vaw,
+)
+from jaxlab.online._checks import check_series
+from jaxlab.online.lds import LDSParams, check_params
+
+__all__ = [
+    "arx_features",
+    "bernstein_rho",
+    "chebyshev_coeffs",
+    "coeffs",
+    "lag_stack",
+    "legendre_coeffs",
+    "matrix_polynomial",
+    "monic_chebyshev_eval",
+    "monic_chebyshev_matrices",
+    "precondition",
+    "unprecondition",
+    "usp_predictor",
+    "usp_vaw_run",
+]
+
+KINDS = ("chebyshev", "legendre", "none")
+MODES = ("arx", "precondition")
+_MAX_N_FLOAT32 = 64
+
+
+def _float_dtype(dtype) -> jnp.dtype:
+    return jnp.dtype(jnp.result_type(float) if dtype is None else dtype)
+
+
+def _check_degree(n, dtype: jnp.dtype) -> int:
+    n = check_int(n, "n", min_value=1)
+    if dtype.itemsize < 8 and n > _MAX_N_FLOAT32:
+        raise ValueError(f"n must be <= {_MAX_N_FLOAT32} for {dtype} coefficients (they lose precision), "
+                         f"got n={n}; use float64 (jax_enable_x64) or a smaller n")
+    return n
+
+
+def _monic_recurrence(n: int, beta) -> np.ndarray:
+    """Descending-power coefficients of p_n from p_{k+1} = z p_k - beta(k) p_{k-1}, p_0 = 1, p_1 = z."""
+    prev, cur = np.array([1.0]), np.array([1.0, 0.0])
+    for k in range(1, n):
+        nxt = np.append(cur, 0.0)
+        nxt[2:] -= beta(k) * prev
+        prev, cur = cur, nxt
+    return cur
+
+
+@cites("marsden2025usp")
+def chebyshev_coeffs(n: int, *, dtype=None) -> Float[Array, " n+1"]:
+    """Coefficients ``(1, c_1, ..., c_n)`` of the monic Chebyshev polynomial ``M_n = 2^{1-n} T_n``.
+
+    Computed in float64 with the monic three-term recurrence, then cast to ``dtype``.
+    """
+    dtype = _float_dtype(dtype)
+    n = _check_degree(n, dtype)
+    return jnp.asarray(_monic_recurrence(n, lambda k: 0.5 if k == 1 else 0.25), dtype=dtype)
+
+
+@cites("marsden2025usp")
+def legendre_coeffs(n: int, *, dtype=None) -> Float[Array, " n+1"]:
+    """Coefficients ``(1, c_1, ..., c_n)`` of the monic Legendre polynomial of degree ``n``."""
+    dtype = _float_dtype(dtype)
+    n = _check_degree(n, dtype)
+    return jnp.asarray(_monic_recurrence(n, lambda k: k * k / (4.0 * k * k - 1.0)), dtype=dtype)
+
+
+@cites("marsden2025usp")
+def coeffs(kind: Literal["chebyshev", "legendre", "none"], n: int, *, dtype=None) -> Float[Array, " m"]:
+    """Preconditioning coefficients of ``kind``; ``"none"`` gives ``(1,)`` (no preconditioning)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    if kind == "none":
+        check_int(n, "n", min_value=1)
+        return jnp.ones((1,), _float_dtype(dtype))
+    return (chebyshev_coeffs if kind == "chebyshev" else legendre_coeffs)(n, dtype=dtype)
+
+
+def _check_coeffs(c) -> jax.Array:
+    c = as_array(c, "c", ndim=1)
+    if c.shape[0] < 1:
+        raise ValueError("c must have at least one entry (c_0 = 1), got shape (0,)")
+    return c
+
+
+def lag_stack(x: Float[Array, "T *d"], lags: int, *, start: int = 0) -> Float[Array, "T lags *d"]:
+    """``out[t, i] = x[t - start - i]`` for ``i = 0 .. lags-1``, zero where the index is negative."""
+    T = x.shape[0]
+    pad = jnp.concatenate([jnp.zeros((start + lags - 1, *x.shape[1:]), x.dtype), x], axis=0)
+    first = lags - 1
+    return jnp.stack([pad[first - i: first - i + T] for i in range(lags)], axis=1)
+
+
+@cites("marsden2025usp")
+def precondition(y: Float[Array, "T *dy"], c: Float[Array, " n+1"]) -> Float[Array, "T *dy"]:
+    """Causal convolution ``y~_t = sum_{j=0}^{n} c_j y_{t-j}`` with zero history."""
+    y = check_series(y, "y")
+    return _precondition(y, _check_coeffs(c).astype(y.dtype))
+
+
+@jax.jit
+def _precondition(y, c):
+    return jnp.tensordot(lag_stack(y, c.shape[0]), c, axes=([1], [0]))
+
+
+@cites("marsden2025usp")
+def unprecondition(y_tilde: Float[Array, "T *dy"], c: Float[Array, " n+1"]) -> Float[Array, "T *dy"]:
+    """Inverse of :func:`precondition`: ``y_t = (y~_t - sum_{j>=1} c_j y_{t-j}) / c_0`` by ``lax.scan``."""
+    y_tilde = check_series(y_tilde, "y_tilde")
+    return _unprecondition(y_tilde, _check_coeffs(c).astype(y_tilde.dtype))
+
+
+@jax.jit
+def _unprecondition(y_tilde, c):
+    n = c.shape[0] - 1
+    if n == 0:
+        return y_tilde / c[0]
+    tail = c[1:].reshape((n,) + (1,) * (y_tilde.ndim - 1))
+
+    def body(hist, yt):
+        y_t = (yt - jnp.sum(tail * hist, axis=0)) / c[0]
+        return jnp.concatenate([y_t[None], hist[:-1]], axis=0), y_t
+
+    hist0 = jnp.zeros((n, *y_tilde.shape[1:]), y_tilde.dtype)
+    return jax.lax.scan(body, hist0, y_tilde)[1]
+
+
+def _as_2d(x: jax.Array) -> jax.Array:
+    return x[:, None] if x.ndim == 1 else x
+
+
+@cites("marsden2025usp", "marsden2026second")
+def arx_features(y: Float[Array, "T dy"], u: Float[Array, "T du"] | None, n: int) -> Float[Array, "T n*(dy+du)"]:
+    """USP/ARX features ``a_t = [y_{t-1}, ..., y_{t-n}, u_t, ..., u_{t-n+1}]`` (zero-padded for ``t <= n``).
+
+    ``y`` may be ``(T,)`` (one output) or ``(T, dy)``; ``u`` ``(T,)``, ``(T, du)`` or ``None`` (AR features).
+    """
+    n = check_int(n, "n", min_value=1)
+    y = _as_2d(check_series(y, "y"))
+    check_ndim(y, "y", 2)
+    if u is not None:
+        u = _as_2d(check_series(u, "u"))
+        check_ndim(u, "u", 2)
+        if u.shape[0] != y.shape[0]:
+            raise ValueError(f"u must have the same length as y ({y.shape[0]}), got length {u.shape[0]}")
+        u = u.astype(y.dtype)
+    return _arx(y, u, n)
+
+
+@functools.partial(jax.jit, static_argnums=2)
+def _arx(y, u, n):
+    T = y.shape[0]
+    parts = [lag_stack(y, n, start=1).reshape(T, -1)]
+    if u is not None:
+        parts.append(lag_stack(u, n).reshape(T, -1))
+    return jnp.concatenate(parts, axis=1)
+
+
+@cites("marsden2025usp")
+def matrix_polynomial(A: Float[Array, "d d"], c: Float[Array, " n+1"]) -> Float[Array, "d d"]:
+    """``p(A) = sum_j c_j A^{n-j}`` by Horner's rule (``c`` in descending powers, as everywhere here)."""
+    A = as_array(A, "A", ndim=2, kind="complex")
+    if A.shape[0] != A.shape[1]:
+        raise ValueError(f"A must be square, got shape {tuple(A.shape)}")
+    return _horner(A, _check_coeffs(c))
+
+
+@jax.jit
+def _horner(A, c):
+    eye = jnp.eye(A.shape[0], dtype=jnp.result_type(A, c))
+    R = c[0] * eye
+    for j in range(1, c.shape[0]):  # n is static and small: unrolled Horner
+        R = R @ A + c[j] * eye
+    return R
+
+
+@cites("marsden2025usp", "marsden2026second")
+def monic_chebyshev_matrices(A: Float[Array, "d d"], n_max: int) -> Float[Array, "n_max+1 d d"]:
+    """``M_0(A), ..., M_{n_max}(A)`` stacked, by the monic recurrence ``M_{k+1} = A M_k - beta_k M_{k-1}``
+    (``beta_1 = 1/2``, ``beta_k = 1/4`` for ``k >= 2``) in one ``lax.scan``; equals :func:`matrix_polynomial`
+    with :func:`chebyshev_coeffs` but without forming the (exponentially large) coefficients."""
+    n_max = check_int(n_max, "n_max", min_value=1)
+    A = as_array(A, "A", ndim=2, kind="complex")
+    if A.shape[0] != A.shape[1]:
+        raise ValueError(f"A must be square, got shape {tuple(A.shape)}")
+    return _cheb_matrices(A, n_max)
+
+
+@functools.partial(jax.jit, static_argnums=1)
+def _cheb_matrices(A, n_max):
+    beta = jnp.full((n_max - 1,), 0.25, A.dtype).at[0].set(0.5)
+
+    def body(carry, b):
+        prev, cur = carry
+        nxt = A @ cur - b * prev
+        return (cur, nxt), nxt
+
+    eye = jnp.eye(A.shape[0], dtype=A.dtype)
+    rest = jax.lax.scan(body, (eye, A), beta)[1]
+    return jnp.concatenate([eye[None], A[None], rest], axis=0)
+
+
+@cites("marsden2025usp")
+def usp_predictor(params: LDSParams, c: Float[Array, " n+1"]) -> Float[Array, "dy n*(dy+du)"]:
+    """``theta* = (-c_1 I, ..., -c_n I, Q_0, ..., Q_{n-1})`` with ``Q_i = sum_{j<=i} c_j C A^{i-j} B (+ c_i D)``.
+
+    ``theta* @ a_t`` (features of :func:`arx_features`) is the USP predictor whose residual on the noise-free
+    LDS is ``C p(A) x_{t-n}``.
+    """
+    params = check_params(params)
+    c = _check_coeffs(c).astype(params.A.dtype)
+    if c.shape[0] < 2:
+        raise ValueError("c must have degree n >= 1 (at least two entries), got shape (1,)")
+    return _theta_star(params, c)
+
+
+@jax.jit
+def _theta_star(params, c):
+    A, B, C, D = params
+    n = c.shape[0] - 1
+    dy = C.shape[0]
+
+    def markov(carry, _):
+        return A @ carry, C @ carry
+
+    G = jax.lax.scan(markov, B, None, length=n)[1]  # G[k] = C A^k B
+    Q = jnp.stack([sum(c[j] * G[i - j] for j in range(i + 1)) + c[i] * D for i in range(n)])
+    ar = -c[1:, None, None] * jnp.eye(dy, dtype=A.dtype)
+    return jnp.concatenate([ar.transpose(1, 0, 2).reshape(dy, -1), Q.transpose(1, 0, 2).reshape(dy, -1)], axis=1)
+
+
+@cites("marsden2025usp", "marsden2026second")
+def monic_chebyshev_eval(z: Complex[Array, "..."], n: int) -> Complex[Array, "..."]:
+    """``M_n(z) = 2^{1-n} T_n(z)`` at (complex or real) ``z``, by the monic three-term recurrence."""
+    n = check_int(n, "n", min_value=0)
+    return _cheb_eval(as_array(z, "z", kind="complex"), n)
+
+
+@functools.partial(jax.jit, static_argnums=1)
+def _cheb_eval(z, n):
+    prev, cur = jnp.ones_like(z), z
+    if n == 0:
+        return prev
+    for k in range(1, n):
+        prev, cur = cur, z * cur - (0.5 if k == 1 else 0.25) * prev
+    return cur
+
+
+@cites("marsden2026second")
+def bernstein_rho(z: Complex[Array, "..."]) -> Float[Array, "..."]:
+    """``rho(z) = |w|`` for the root ``w = z +- sqrt(z^2 - 1)`` with ``|w| >= 1`` (``rho = 1`` on [-1, 1])."""
+    return _rho(as_array(z, "z", kind="complex"))
+
+
+@jax.jit
+def _rho(z):
+    z = z.astype(jnp.result_type(z.dtype, jnp.complex64))
+    s = jnp.sqrt(z * z - 1)
+    # The two roots multiply to 1, so the larger modulus is the one outside the unit circle.
+    return jnp.maximum(jnp.abs(z + s), jnp.abs(z - s))
+
+
+@cites("marsden2026second", "marsden2025usp", "vovk2001competitive", "azoury2001relative")
+def usp_vaw_run(
+    y: Float[Array, "T *dy"],
+    u: Float[Array, "T *du"] | None,
+    *,
+    n: int = 8,
+    lam: float = 1.0,
+    kind: Literal["chebyshev", "legendre", "none"] = "chebyshev",
+    mode: Literal["arx", "precondition"] = "arx",
+    include_y_lags: bool = False,
+    method: str = "auto",
+) -> tuple[vaw.VAWState | vaw.VAWGramState, vaw.VAWInfo]:
+    """USP + VAW, online over one sequence (``vmap`` it for many).
+
+    ``mode="arx"``: VAW on :func:`arx_features` with target ``y_t`` (USP enters through the comparator
+    ``theta*``; ``kind`` is then unused). ``mode="precondition"`` (USP Algorithm 1 made online): VAW on the
+    input lags ``[u_t, ..., u_{t-n+1}]`` (plus the ``y`` lags when ``include_y_lags``) with target ``y~_t``;
+    the reported prediction is ``y^_t = theta_t . a'_t - sum_{j>=1} c_j y_{t-j}`` (same loss as on ``y~``).
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    check_positive(lam, "lam")
+    n = check_int(n, "n", min_value=1)
+    y = check_series(y, "y")
+    if mode == "arx":
+        return vaw.run(arx_features(y, u, n), y, lam, method=method)
+    if u is None and not include_y_lags:
+        raise ValueError("mode='precondition' needs inputs u (or include_y_lags=True), got u=None")
+    c = coeffs(kind, n, dtype=y.dtype)
+    y_tilde = precondition(y, c)
+    feats = arx_features(y, u, n)
+    if not include_y_lags:
+        feats = feats[:, n * _as_2d(y).shape[1]:]
+    state, info = vaw.run(feats, y_tilde, lam, method=method)
+    return state, info._replace(y_hat=info.y_hat - (y_tilde - y))
