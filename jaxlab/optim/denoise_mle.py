@@ -39,8 +39,10 @@ RLS penalizes the intercept too (:math:`\rho\|W\|_F^2`), so it matches the batch
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
+import jax
 import jax.numpy as jnp
 
 from jaxlab.core.citations import cites
@@ -92,6 +94,11 @@ def quadratic_mle(
     xs, gs = _pair(xs, gs)
     t, d = xs.shape
     _check_rank(t, d + 1, ridge, "quadratic")
+    return _quadratic_solve(xs, gs, ridge, symmetric)
+
+
+@functools.partial(jax.jit, static_argnums=3)
+def _quadratic_solve(xs, gs, ridge, symmetric):
     S, C, xbar, gbar = _centered_ridge(xs, gs, ridge)
     if symmetric:
         lam, U = jnp.linalg.eigh(S)
@@ -128,6 +135,12 @@ def cubic_mle(
     xs, gs = _pair(xs, gs)
     t, d = xs.shape
     _check_rank(t, 1 + d + d * (d + 1) // 2, ridge, "cubic")
+    return _cubic_solve(xs, gs, ridge)
+
+
+@jax.jit
+def _cubic_solve(xs, gs, ridge):
+    d = xs.shape[1]
     phi = _cubic_features(xs)
     S, C, fbar, gbar = _centered_ridge(phi, gs, ridge)
     B = jnp.linalg.solve(S, C.T)  # (p, d): coefficient of feature p in output i

@@ -43,6 +43,12 @@ def _check_dp(l2_clip, noise_multiplier) -> None:
     check_positive(noise_multiplier, "noise_multiplier", strict=False)
 
 
+@jax.jit
+def _aggregate(key, per_example_grads, l2_clip, noise_multiplier):
+    tx = optax.contrib.differentially_private_aggregate(l2_clip, noise_multiplier, key)
+    return tx.update(per_example_grads, tx.init(None))[0]
+
+
 @cites(DPSGD)
 def clip_and_noise(
     key: Key,
@@ -72,8 +78,7 @@ def clip_and_noise(
     if not leaves or any(jnp.ndim(x) < 1 for x in leaves) or len({x.shape[0] for x in leaves}) != 1:
         raise ValueError("per_example_grads leaves must share a leading example axis, got shapes "
                          f"{[jnp.shape(x) for x in leaves]}")
-    tx = optax.contrib.differentially_private_aggregate(l2_clip, noise_multiplier, key)
-    out, _ = tx.update(per_example_grads, tx.init(None))
+    out = _aggregate(key, per_example_grads, l2_clip, noise_multiplier)
     if expected_batch_size is not None:
         check_positive(expected_batch_size, "expected_batch_size")
         out = optax.tree_utils.tree_scale(leaves[0].shape[0] / expected_batch_size, out)
