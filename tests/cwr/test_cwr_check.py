@@ -192,7 +192,7 @@ def test_threshold_distributions_are_on_the_simplex_and_off_the_threshold():
 def test_lp_min_matches_a_grid_search():
     pieces = cwr.polyhedral_pieces("cwr2d", 4, c=0.3)
     p = np.array([0.1, 0.5, 0.3, 0.1])
-    val, u = ck.lp_min(pieces, p)
+    val, _ = ck.lp_min(pieces, p)
     m, r = np.meshgrid(np.linspace(0, 5, 201), np.linspace(-1, 4, 201), indexing="ij")
     U = np.stack([m.ravel(), r.ravel()], 1)
     grid = np.asarray(cwr.conditional_risk(lambda v, y: cwr.cwr2d_loss(v, y, 0.3), jnp.asarray(U), jnp.asarray(p)))
