@@ -123,8 +123,9 @@ def check_shape(x: Any, name: str, shape: Sequence[int | None]) -> None:
 
 def check_finite(x: Any, name: str) -> None:
     """Raise ``ValueError`` if a concrete ``x`` has NaN or infinite entries (no-op on tracers)."""
-    if is_concrete(x) and not bool(jnp.all(jnp.isfinite(jnp.asarray(x)))):
-        raise ValueError(f"{name} must be finite, got non-finite entries in {_describe(jnp.asarray(x))}")
+    # numpy, not jnp: inside a jit trace even operations on concrete arrays are staged out.
+    if is_concrete(x) and not np.all(np.isfinite(np.asarray(x))):
+        raise ValueError(f"{name} must be finite, got non-finite entries in {_describe(np.asarray(x))}")
 
 
 def _scalar(value: Any, name: str) -> float | None:

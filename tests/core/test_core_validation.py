@@ -87,3 +87,14 @@ def test_value_checks_are_skipped_on_tracers_and_error_if_survives_jit():
     assert float(f(2.0)) == 2.0
     with pytest.raises(Exception, match="x must be >= 0"):
         f(-1.0).block_until_ready()
+
+
+def test_value_checks_on_concrete_closures_work_inside_jit():
+    w = jnp.ones(3)
+
+    @jax.jit
+    def f(x):
+        v.as_array(w, "w", finite=True)  # concrete, captured by the traced function
+        return x * w
+
+    assert float(f(2.0).sum()) == 6.0
