@@ -33,11 +33,13 @@ composite score is then the score of no density); :func:`geffner_bridging_gaussi
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jaxtyping import Array, Float, Int
 
 from jaxlab.core.citations import cites
@@ -390,7 +392,7 @@ def _schedule(ts, hs, ks):
         raise ValueError(f"ts, hs and ks must have the same length, got {L}, {hs.shape[0]} and {ks.shape[0]}")
     check_in_range(hs, "hs", 0.0, lo_open=True)
     check_in_range(ks, "ks", 1)
-    if is_concrete(ts) and L > 1 and not bool(jnp.all(jnp.diff(ts) < 0)):
+    if is_concrete(ts) and L > 1 and not bool(np.all(np.diff(np.asarray(ts)) < 0)):
         raise ValueError("ts must be strictly decreasing (from the noisiest level to t_min)")
     check_in_range(ts, "ts", 0.0, lo_open=True)
     return ts, hs, ks
@@ -414,8 +416,8 @@ def ald_kernel(score_fn: ScoreFn, ts, hs, ks, *, max_k: int | None = None):
     ts, hs, ks = _schedule(ts, hs, ks)
     if max_k is not None:
         max_k = check_int(max_k, "max_k", min_value=1)
-        if is_concrete(ks) and int(ks.max()) > max_k:
-            raise ValueError(f"max_k must be >= max(ks) = {int(ks.max())}, got {max_k}")
+        if is_concrete(ks) and int(np.max(ks)) > max_k:
+            raise ValueError(f"max_k must be >= max(ks) = {int(np.max(ks))}, got {max_k}")
 
     def step(key, state):
         lvl = state.level
@@ -496,16 +498,20 @@ def bridging_gaussians(kind: str, ts, mu_prior, cov_prior, mus, covs, *, alpha_f
 def gaussian_problem(kind: str, mu_prior, cov_prior, mus, covs, *, alpha_fn: Callable = vp_alpha,
                      t_min: float = 1e-3, t_max: float = 1.0, init_mean=None, init_cov=None, eps=0.0):
     """``L -> (W, m, M, eps)`` on a uniform grid of L levels for Gaussian bridging densities (input of
-    :func:`tune`); the initial law defaults to ``N(0, I)``."""
+    :func:`tune`, jitted per L); the initial law defaults to ``N(0, I)``. Inputs are validated (and the
+    Geffner densities checked positive definite at ``t_max`` and ``t_min``) when it is built."""
     d = jnp.shape(mu_prior)[0]
     init_mean = jnp.zeros(d) if init_mean is None else init_mean
     init_cov = jnp.eye(d) if init_cov is None else init_cov
 
+    bridging_gaussians(kind, jnp.array([t_max, t_min]), mu_prior, cov_prior, mus, covs, alpha_fn=alpha_fn)
+
+    @functools.partial(jax.jit, static_argnums=0)
     def problem(L):
         ts = jnp.linspace(t_max, t_min, L)
         means, precs = bridging_gaussians(kind, ts, mu_prior, cov_prior, mus, covs, alpha_fn=alpha_fn)
         m, M = level_constants(precs)
-        return path_w2(means, precs, init_mean, init_cov), m, M, eps
+        return path_w2(means, precs, init_mean, init_cov), m, M, jnp.broadcast_to(eps, (L,))
 
     return problem
 

@@ -34,6 +34,7 @@ Rules, for a target accuracy ``ε* = ε_path + ε_disc + ε_score`` (``split``):
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Callable
@@ -235,17 +236,26 @@ def tune_ald(
     iterations = check_int(iterations, "iterations", min_value=1)
     check_positive(target, "target")
     W, m, M, hs, _, eps = _levels(W, m, M, hs, None, eps)
-    L = W.shape[0]
     eps_path, eps_disc, eps_score = _split(target, split)
     cap = stability_cap(m, M)
-    if hs is not None and is_concrete(hs):
-        over = hs > cap * (1 + 1e-12)
+    over = None if hs is None else hs > cap * (1 + 1e-12)
+    if over is not None and is_concrete(over):
         if bool(over.any()):
             lvl = int(jnp.argmax(over))
             raise ValueError(
                 f"hs[{lvl}] = {float(hs[lvl]):.4g} exceeds the stability cap 2/(m+M) = {float(cap[lvl]):.4g} "
                 f"at level {lvl}; the Dalalyan-Karagulyan bound needs h <= 2/(m+M)"
             )
+    h, k, bound, score = _tune_core(W, m, M, eps, hs, eps_path, eps_disc, d=d, iterations=iterations)
+    total = jnp.sum(k)
+    feasible = (score <= eps_score) & (bound <= target * (1 + 1e-12))
+    return TuneResult(h, k, bound, total, total * (n + 1), feasible)
+
+
+@functools.partial(jax.jit, static_argnames=("d", "iterations"))
+def _tune_core(W, m, M, eps, hs, eps_path, eps_disc, *, d, iterations):
+    L = W.shape[0]
+    cap = stability_cap(m, M)
     rho = jnp.minimum(1.0, eps_path / (L * jnp.maximum(W, 1e-300)))
     rho = rho.at[0].set(jnp.minimum(1.0, eps_path / (L * jnp.maximum(W.max(), 1e-300))))
 
@@ -263,10 +273,7 @@ def tune_ald(
     eta = jax.lax.fori_loop(0, iterations if hs is None else 0, refine, jnp.asarray(eps_disc, dtype=W.dtype))
     h, k = rules(eta)
     path, disc, score = _terms(W, m, M, h, k, d, eps)
-    bound = path + disc + score
-    total = jnp.sum(k)
-    feasible = (score <= eps_score) & (bound <= target * (1 + 1e-12))
-    return TuneResult(h, k, bound, total, total * (n + 1), feasible)
+    return h, k, path + disc + score, score
 
 
 @cites(DALALYAN, TOURON)

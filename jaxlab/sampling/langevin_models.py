@@ -15,6 +15,7 @@ exist.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -73,6 +74,11 @@ def gaussian_toy(key, n: int, d: int = 2, *, lik_var: float = 2.0, prior_mean: f
     n = check_int(n, "n", min_value=1)
     d = check_int(d, "d", min_value=1)
     check_positive(lik_var, "lik_var")
+    return _draw_toy(key, n, d, float(lik_var), float(prior_mean))
+
+
+@functools.partial(jax.jit, static_argnums=(1, 2, 3, 4))
+def _draw_toy(key, n, d, lik_var, prior_mean):
     k_rot, k_eig, k_theta, k_x = jax.random.split(key, 4)
     R, _ = jnp.linalg.qr(jax.random.normal(k_rot, (d, d)))
     cov_prior = (R * jnp.exp(1.0 + jax.random.normal(k_eig, (d,)))) @ R.T

@@ -1,0 +1,11 @@
+"""Shared fixtures of the annealed-Langevin tests: the B.5 Gaussian toy."""
+
+import jax
+import pytest
+
+from jaxlab.sampling.langevin_models import gaussian_toy
+
+
+@pytest.fixture(scope="session")
+def toy():
+    return gaussian_toy(jax.random.key(0), 10)
