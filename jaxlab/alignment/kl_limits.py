@@ -164,7 +164,12 @@ class ProxyGap(NamedTuple):
 
 
 def _rewards(r, name: str = "r", ndim=1) -> jax.Array:
-    return as_array(r, name, ndim=ndim, kind="float", finite=True)
+    r = as_array(r, name, ndim=ndim, kind="float")
+    # numpy, not core.check_finite: a closed-over constant is concrete but jnp ops on it trace under jit
+    if is_concrete(r) and not np.all(np.isfinite(np.asarray(r))):
+        raise ValueError(f"{name} must be finite, got NaN or infinite entries in an array of shape "
+                         f"{tuple(r.shape)}")
+    return r
 
 
 def _log_policy(log_pi0, r=None) -> jax.Array:
@@ -197,9 +202,9 @@ def _beta(beta, name: str = "beta", ndim=0) -> jax.Array:
     return beta
 
 
-def _count(n, name: str) -> jax.Array:
-    """A best-of-N count: a scalar >= 1 (traced values allowed, so N can be vmapped)."""
-    n = as_array(n, name, ndim=0, kind="number")
+def _count(n, name: str, ndim=0) -> jax.Array:
+    """A best-of-N count >= 1 (traced values allowed, so N can be vmapped)."""
+    n = as_array(n, name, ndim=ndim, kind="number")
     check_in_range(n, name, 1.0, math.inf, hi_open=True)
     return n.astype(jnp.result_type(float)) if not jnp.issubdtype(n.dtype, jnp.floating) else n
 
@@ -376,7 +381,7 @@ def _objective(log_pi, log_pi0, r, beta):
 @cites("beirami2024bon", "gao2023overoptimization")
 def bon_kl_formula(n) -> Array:
     """``ln N − (N−1)/N``: KL(π_BoN‖π₀) for continuous rewards, an upper bound on finite spaces [prior]."""
-    n = _count(n, "n")
+    n = _count(n, "n", ndim=(0, 1))
     return jnp.log(n) - (n - 1.0) / n
 
 
@@ -440,14 +445,14 @@ def _gaussian_bon_gain(n, sigma):
 @cites("beirami2024bon")
 def uniform_bon_gain(n) -> Array:
     """Best-of-N gain for ``r ~ U(0, 1)`` under π₀: ``N/(N+1) − 1/2`` [prior]."""
-    n = _count(n, "n")
+    n = _count(n, "n", ndim=(0, 1))
     return n / (n + 1.0) - 0.5
 
 
 @cites("beirami2024bon")
 def exponential_bon_gain(n) -> Array:
     """Best-of-N gain for ``r ~ Exp(1)`` under π₀: ``H_N − 1 = ψ(N+1) + γ − 1`` [prior]."""
-    n = _count(n, "n")
+    n = _count(n, "n", ndim=(0, 1))
     return digamma(n + 1.0) + np.euler_gamma - 1.0
 
 

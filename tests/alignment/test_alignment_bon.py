@@ -1,0 +1,124 @@
+"""Best-of-N: continuous KL formula, exact tie-aware policy on finite spaces, order-statistic estimator and the
+BoN/frontier ratios (spec alignment_limits.md §4 claims 5-6)."""
+
+import itertools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from scipy import integrate, special, stats
+
+from jaxlab.alignment import (
+    best_of_n,
+    bon_from_samples,
+    bon_kl_formula,
+    exponential_bon_gain,
+    exponential_frontier,
+    frontier,
+    gain_at_kl,
+    gaussian_bon_gain,
+    uniform_bon_gain,
+    uniform_frontier,
+)
+
+NS = jnp.array([2.0, 3.0, 4.0, 8.0, 16.0, 32.0, 64.0, 100.0])
+
+
+def toy_lm(seed=0, V=1000):
+    rng = np.random.default_rng(seed)
+    logits, r = 2.0 * rng.standard_normal(V), rng.standard_normal(V)
+    return jax.nn.log_softmax(jnp.asarray(logits)), jnp.asarray(r)
+
+
+bon_over_n = jax.jit(jax.vmap(best_of_n, in_axes=(None, None, 0)))
+
+
+def test_gaussian_bon_gain_closed_values_and_monte_carlo():
+    np.testing.assert_allclose(gaussian_bon_gain(2), 1 / np.sqrt(np.pi), rtol=1e-12)
+    np.testing.assert_allclose(gaussian_bon_gain(16), 1.765991, atol=5e-7)
+    np.testing.assert_allclose(gaussian_bon_gain(1, 2.0), 0.0, atol=1e-12)
+    rng = np.random.default_rng(0)
+    for n in (2, 4, 16):
+        mc = rng.standard_normal((100_000, n)).max(1).mean()
+        assert abs(mc - float(gaussian_bon_gain(n))) < 0.01
+    # the quantile form E r = ∫ F⁻¹(u) N u^{N−1} du, by scipy quad
+    for n in (3, 50):
+        ref = integrate.quad(lambda u, n=n: stats.norm.ppf(u) * n * u ** (n - 1), 0, 1, limit=200)[0]
+        np.testing.assert_allclose(gaussian_bon_gain(n, 1.7), 1.7 * ref, rtol=1e-7)
+
+
+def test_uniform_and_exponential_bon_gains():
+    for n in (1, 2, 7, 30):
+        ref_u = integrate.quad(lambda u, n=n: u * n * u ** (n - 1), 0, 1)[0] - 0.5
+        np.testing.assert_allclose(uniform_bon_gain(n), ref_u, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(exponential_bon_gain(n), sum(1 / k for k in range(1, n + 1)) - 1, atol=1e-12)
+
+
+def test_continuous_limit_of_the_exact_policy_is_the_formula():
+    # uniform π₀ on V = 20000 distinct Gaussian quantiles approximates a continuous reward
+    V = 20_000
+    r = jnp.asarray(stats.norm.ppf((np.arange(V) + 0.5) / V))
+    log_pi0 = jnp.full(V, -np.log(V))
+    _, kl, gain = jax.vmap(best_of_n, in_axes=(None, None, 0))(log_pi0, r, NS[:5])
+    np.testing.assert_allclose(kl, bon_kl_formula(NS[:5]), rtol=2e-3)
+    np.testing.assert_allclose(gain, jax.vmap(gaussian_bon_gain)(NS[:5]), rtol=2e-3)
+
+
+def test_exact_policy_matches_enumeration_with_ties():
+    # 6 outputs with tied rewards; enumerate all 6^3 draws of N = 3 with uniform tie-breaking
+    pi0 = np.array([0.1, 0.25, 0.05, 0.3, 0.2, 0.1])
+    r = np.array([0.0, 1.0, 1.0, -0.5, 2.0, 1.0])
+    want = np.zeros(6)
+    for draw in itertools.product(range(6), repeat=3):
+        p = np.prod(pi0[list(draw)])
+        best = [y for y in draw if r[y] == max(r[list(draw)])]
+        for y in best:
+            want[y] += p / len(best)
+    log_bon, kl, gain = best_of_n(jnp.log(pi0), jnp.asarray(r), 3)
+    np.testing.assert_allclose(np.exp(log_bon), want, rtol=1e-12)
+    np.testing.assert_allclose(kl, special.rel_entr(want, pi0).sum(), rtol=1e-12)
+    np.testing.assert_allclose(gain, want @ r - pi0 @ r, rtol=1e-12)
+    assert float(kl) < float(bon_kl_formula(3))
+
+
+def test_discrete_bon_kl_is_below_the_formula_with_a_growing_gap():
+    log_pi0, r = toy_lm()
+    ns = jnp.array([2.0, 4.0, 16.0, 64.0, 256.0])
+    log_bon, kl, _ = bon_over_n(log_pi0, r, ns)
+    np.testing.assert_allclose(jnp.exp(log_bon).sum(1), 1.0, rtol=1e-12)
+    gap = bon_kl_formula(ns) - kl
+    assert float(jnp.min(gap)) > 0.0
+    assert bool(jnp.all(jnp.diff(gap) > 0))
+    np.testing.assert_allclose([kl[-1], bon_kl_formula(256.0)], [3.61, 4.55], atol=0.005)
+    # the exact KL from the returned policy agrees with scipy
+    np.testing.assert_allclose(kl[2], special.rel_entr(np.exp(log_bon[2]), np.exp(log_pi0)).sum(), rtol=1e-10)
+
+
+def test_bon_sits_below_the_frontier_with_the_spec_ratios():
+    # Gaussian: frontier gain at KL is σ√(2 KL)
+    gauss = jax.vmap(gaussian_bon_gain)(NS) / jnp.sqrt(2 * bon_kl_formula(NS))
+    assert float(gauss.min()) > 0.9 and float(gauss.max()) < 0.94
+    grid = jnp.logspace(-3, 3, 4000)
+    unif = jax.vmap(uniform_bon_gain)(NS) / gain_at_kl(uniform_frontier(grid), bon_kl_formula(NS))
+    assert float(unif.min()) >= 0.94 and bool(jnp.all(jnp.diff(unif) > 0)) and float(unif[-1]) > 0.9999
+    n3 = jnp.array([2.0, 4.0, 16.0])
+    expo = jax.vmap(exponential_bon_gain)(n3) / gain_at_kl(exponential_frontier(1.0 + grid), bon_kl_formula(n3))
+    assert float(expo.min()) > 0.65 and float(expo.max()) < 0.73
+    # finite space: exact BoN against the exact frontier at the same (exact) KL
+    log_pi0, r = toy_lm()
+    _, kl, gain = bon_over_n(log_pi0, r, jnp.array([2.0, 16.0, 256.0]))
+    front = frontier(log_pi0, r, jnp.logspace(-4, 4, 3000))
+    ratio = gain / gain_at_kl(front, kl)
+    assert float(ratio.max()) < 1.0
+    np.testing.assert_allclose(ratio, [0.87, 0.96, 0.998], atol=0.005)
+
+
+def test_order_statistic_estimator_is_exact_bon_on_the_empirical_distribution():
+    x = jax.random.normal(jax.random.key(1), (2, 3000))
+    kl, gain = bon_from_samples(x, 8)
+    np.testing.assert_allclose(kl, bon_kl_formula(8), rtol=1e-14)
+    uniform = jnp.full(3000, -np.log(3000))
+    for i in range(2):
+        np.testing.assert_allclose(gain[i], best_of_n(uniform, x[i], 8)[2], rtol=1e-10)
+    big = jax.random.normal(jax.random.key(2), (400_000,))
+    assert abs(float(bon_from_samples(big, 16)[1]) - float(gaussian_bon_gain(16))) < 0.01
