@@ -15,9 +15,10 @@ from jaxlab.optim.denoise import (
     two_point,
 )
 from jaxlab.optim.denoise_mle import RLSState, cubic_mle, quadratic_mle, rls_init, rls_step
-from jaxlab.optim.dp import clip_and_noise, dp_query, noise_multiplier_for
+from jaxlab.optim.dp import DPInfo, clip_and_noise, dp_query, dp_run, noise_multiplier_for
 
 __all__ = [
+    "DPInfo",
     "DenoiseState",
     "Denoiser",
     "Info",
@@ -26,6 +27,7 @@ __all__ = [
     "cubic_mle",
     "disk",
     "dp_query",
+    "dp_run",
     "ema",
     "find_state",
     "gaussian_noise",

@@ -250,7 +250,7 @@ def disk(kappa: float = 0.7, gamma: float = 0.5, *, init: str = "first") -> Deno
     """
     check_in_range(kappa, "kappa", 0.0, 1.0, lo_open=True)
     check_positive(gamma, "gamma")
-    kappa, gamma = float(kappa), float(gamma)
+    gamma = float(gamma)  # kappa may be traced (tuning under vmap); it enters through alpha_t = kappa
 
     def plan(count, a):
         # c_t = r_t / gamma equals DiSK's c = (1 - kappa)/(kappa gamma) for t >= 2; at t = 1, alpha_1 = 1 gives

@@ -5,6 +5,7 @@ import sys
 import jax
 import jax.numpy as jnp
 import numpy as np
+import optax
 import pytest
 
 from jaxlab.optim import clip_and_noise, disk, dp_query, noise_multiplier_for
@@ -81,3 +82,22 @@ def test_bad_inputs():
         noise_multiplier_for(1.0, 0.0, 0.01, 10)
     with pytest.raises(ValueError, match="eps must be > 0"):
         noise_multiplier_for(0.0, 1e-5, 0.01, 10)
+
+
+def test_dp_run_without_noise_or_clipping_is_full_batch_gradient_descent():
+    from jaxlab.optim import dp_run, ema
+
+    rng = np.random.default_rng(3)
+    A, b = jnp.asarray(rng.standard_normal((8, 3))), jnp.asarray(rng.standard_normal(8))
+    loss = lambda w, ex: 0.5 * (ex[0] @ w - ex[1]) ** 2  # noqa: E731
+    w0 = jnp.zeros(3)
+    w, info = dp_run(jax.random.key(0), loss, w0, (A, b), ema(1.0), optax.sgd(0.1), l2_clip=1e6,
+                     noise_multiplier=0.0, sample_rate=1.0, num_steps=5, max_batch=8)
+    ref = w0
+    for _ in range(5):
+        ref = ref - 0.1 * A.T @ (A @ ref - b) / 8
+    np.testing.assert_allclose(w, ref, rtol=1e-12)
+    assert np.all(np.asarray(info.batch_size) == 8)
+    with pytest.raises(ValueError, match="max_batch must be >= 1"):
+        dp_run(jax.random.key(0), loss, w0, (A, b), ema(1.0), optax.sgd(0.1), l2_clip=1.0,
+               noise_multiplier=0.0, sample_rate=0.5, num_steps=5, max_batch=0)
