@@ -11,7 +11,7 @@ Objective on residuals r_i(theta) = ln L_hat(theta; N_i, D_i) - ln L_i, with opt
 (``delta=None`` gives least squares, F = sum_i w_i r_i^2 / 2). Default delta = 1e-3, summed, not averaged.
 
 Optimizers. L-BFGS: ``optax.lbfgs`` with its zoom line search; stop when
-(F_k - F_{k+1}) / max(|F_k|, |F_{k+1}|, 1) <= tol or ||grad F|| <= tol.
+(F_k - F_{k+1}) / |F_k| <= tol or ||grad F|| <= tol.
 Levenberg-Marquardt with J = dr/dtheta::
 
     (J^T W J + lam diag(J^T W J)) Delta = -J^T W r,
@@ -208,7 +208,7 @@ def lbfgs_step(law: str | Callable, state: LBFGSState, X: Covariates, log_L: Any
                                     grad=state.grad, value_fn=f)
     theta = optax.apply_updates(state.theta, updates)
     value, grad = optax.value_and_grad_from_state(f)(theta, state=opt_state)
-    decrease = (state.value - value) / jnp.maximum(jnp.maximum(jnp.abs(state.value), jnp.abs(value)), 1.0)
+    decrease = (state.value - value) / jnp.maximum(jnp.abs(state.value), jnp.finfo(value.dtype).tiny)
     done = (decrease <= tol) | (_tree_norm(grad) <= tol) | ~jnp.isfinite(value)
     keep = ~jnp.isfinite(value) | state.converged
     new = LBFGSState(theta, opt_state, value, grad, state.step + 1, done)
