@@ -1,0 +1,258 @@
+"""Claims of the alignment-limits area (spec ``alignment_limits.md`` §4), checked in float64 by
+``jaxlab verify alignment``: the Jeffreys identity, Theorem A1, the frontier slope, Gaussian tightness, best-of-N
+against the frontier, the discrete BoN KL bound, proxy-reward gaps and reward-model ensembles."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxlab.alignment.kl_limits import (
+    best_of_n,
+    bon_kl_formula,
+    covariance_gain,
+    ensemble_proxy,
+    exponential_bon_gain,
+    exponential_frontier,
+    frontier,
+    frontier_point,
+    gain_at_kl,
+    gain_from_samples,
+    gaussian_bon_gain,
+    gaussian_frontier,
+    kl_max,
+    kl_regularized_objective,
+    max_gain_at_kl,
+    proxy_gaps,
+    tilted_log_policy,
+    uniform_bon_gain,
+    uniform_frontier,
+)
+from jaxlab.core.claims import ClaimResult, claim
+from jaxlab.core.quadrature import gauss_hermite
+
+TITLE = "Limits of KL-regularised alignment: reward–KL frontier, best-of-N, proxy rewards"
+MODULES = ("jaxlab.alignment.kl_limits", "jaxlab.alignment.reinforce")
+
+PAPER = "monteiropaes2026limits"
+VMAX = 50
+
+
+def _problems(seed: int, count: int):
+    """Random finite problems, |Y| in [2, 50] padded to 50 outputs of zero base probability."""
+    rng = np.random.default_rng(seed)
+    log_pi0 = np.full((count, VMAX), -np.inf)
+    r = rng.standard_normal((count, VMAX))
+    for i, v in enumerate(rng.integers(2, VMAX + 1, size=count)):
+        log_pi0[i, :v] = np.log(rng.dirichlet(np.ones(v)))
+    beta = np.exp(rng.uniform(np.log(0.05), np.log(20.0), size=count))
+    return jnp.asarray(log_pi0), jnp.asarray(r), jnp.asarray(beta)
+
+
+_points = jax.jit(jax.vmap(frontier_point))
+
+
+def _rel(a, b):
+    return float(jnp.max(jnp.abs(a - b) / jnp.abs(b)))
+
+
+@claim(area="alignment", paper=PAPER)
+def jeffreys_identity() -> ClaimResult:
+    """gain(β) = β·(KL(π_β‖π₀) + KL(π₀‖π_β)) and the covariance form equals the direct gain, on 200 random
+    finite problems (max relative error of the two, both must be <= 1e-10)."""
+    log_pi0, r, beta = _problems(0, 200)
+    p = _points(log_pi0, r, beta)
+    cov = jax.jit(jax.vmap(covariance_gain))(log_pi0, r, beta)
+    err = max(_rel(beta * (p.kl + p.reverse_kl), p.gain), _rel(cov, p.gain))
+    return ClaimResult.at_most(err, 1e-10, details="max relative error, Jeffreys and covariance forms")
+
+
+@claim(area="alignment", paper=PAPER)
+def tilted_policy_is_optimal_under_a_kl_budget() -> ClaimResult:
+    """Theorem A1: among 10⁴ random policies (Dirichlet around π₀) and their mixtures with π_{β_ε}, none with
+    KL ≤ ε beats gain(β_ε) (ε = KL_max/2, 5 problems). Measured: largest excess gain (must be <= 1e-12)."""
+    log_pi0, r, _ = _problems(1, 5)
+    rng = np.random.default_rng(2)
+    worst = -np.inf
+    for i in range(5):
+        eps = 0.5 * float(kl_max(log_pi0[i], r[i]))
+        best = max_gain_at_kl(log_pi0[i], r[i], eps)
+        pi0, rr = np.exp(np.asarray(log_pi0[i])), np.asarray(r[i])
+        support = pi0 > 0
+        g = rng.gamma(rng.choice([2.0, 20.0, 200.0], size=(10_000, 1)) * pi0[support] + 1e-3)
+        pis = np.zeros((10_000, VMAX))
+        pis[:, support] = g / g.sum(1, keepdims=True)
+        t = rng.uniform(size=(10_000, 1))
+        pis = np.concatenate([pis, t * np.exp(np.asarray(tilted_log_policy(log_pi0[i], r[i], best.beta))) +
+                              (1 - t) * pis])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kls = np.where(pis > 0, pis * np.log(pis / pi0), 0.0).sum(1)
+        gains = pis @ rr - pi0 @ rr
+        worst = max(worst, float(np.max(gains[kls <= eps]) - float(best.gain)))
+    return ClaimResult.at_most(worst, 1e-12, details="max over feasible policies of gain − gain(β_ε)")
+
+
+@claim(area="alignment", paper=PAPER)
+def frontier_slope_equals_beta() -> ClaimResult:
+    """d gain / d KL = β along the frontier (central differences in β, step 1e-4 β), 200 problems; points where
+    π_β has collapsed onto argmax r (KL differences below 1e-7) are skipped. Max relative error <= 1e-6."""
+    log_pi0, r, beta = _problems(0, 200)
+    h = 1e-4 * beta
+    up, dn = _points(log_pi0, r, beta + h), _points(log_pi0, r, beta - h)
+    ok = jnp.abs(up.kl - dn.kl) > 1e-7
+    slope = (up.gain - dn.gain) / (up.kl - dn.kl)
+    return ClaimResult.at_most(_rel(slope[ok], beta[ok]), 1e-6, details=f"{int(ok.sum())} resolved points")
+
+
+@claim(area="alignment", paper=PAPER)
+def gaussian_frontier_is_sigma_sqrt_2kl() -> ClaimResult:
+    """r ~ N(0, σ²): the exact frontier of a 120-node Gauss-Hermite discretisation has gain = σ·sqrt(2 KL) for
+    σ ∈ {0.5, 1, 2}, β ∈ {1, 4} (and the closed form at β = 0.25). Max relative error <= 1e-8."""
+    z, w = gauss_hermite(120)
+    err = 0.0
+    for sigma in (0.5, 1.0, 2.0):
+        p = frontier(jnp.log(w), sigma * z[:, 0], jnp.array([1.0, 4.0]))
+        err = max(err, _rel(sigma * jnp.sqrt(2 * p.kl), p.gain))
+        c = gaussian_frontier(sigma, 0.25)
+        err = max(err, _rel(sigma * jnp.sqrt(2 * c.kl), c.gain))
+    return ClaimResult.at_most(err, 1e-8)
+
+
+@claim(area="alignment", paper=PAPER, quick=False)
+def gaussian_sample_estimator_within_3_percent() -> ClaimResult:
+    """gain_from_samples with n = 10⁶ Gaussian rewards at β = σ is within 3% of σ²/β (σ ∈ {0.5, 1, 2})."""
+    x = jax.random.normal(jax.random.key(0), (1_000_000,))
+    err = max(abs(float(gain_from_samples(s * x, s)) / float(gaussian_frontier(s, s).gain) - 1)
+              for s in (0.5, 1.0, 2.0))
+    return ClaimResult.at_most(err, 0.03, details="max relative error over σ")
+
+
+@claim(area="alignment", paper="beirami2024bon")
+def gaussian_bon_gain_matches_monte_carlo() -> ClaimResult:
+    """σ·e_N (trapezoid quadrature) against 10⁵ Monte Carlo draws of the max of N normals, N ∈ {2, 4, 16}:
+    max absolute error <= 0.01."""
+    rng = np.random.default_rng(0)
+    err = max(abs(rng.standard_normal((100_000, n)).max(1).mean() - float(gaussian_bon_gain(n)))
+              for n in (2, 4, 16))
+    return ClaimResult.at_most(err, 0.01)
+
+
+_NS = jnp.array([2.0, 3.0, 4.0, 8.0, 16.0, 32.0, 64.0, 100.0])
+_GRID = jnp.logspace(-3, 3, 4000)
+
+
+@claim(area="alignment", paper="beirami2024bon")
+def gaussian_bon_is_90_to_94_percent_of_the_frontier() -> ClaimResult:
+    """Gaussian rewards: gain_BoN / gain_frontier(same KL = ln N − (N−1)/N) lies in (0.9, 0.94) for N in [2, 100].
+    Measured: the smallest ratio (the largest is in the details and must be < 0.94)."""
+    ratio = jax.jit(jax.vmap(gaussian_bon_gain))(_NS) / jnp.sqrt(2 * bon_kl_formula(_NS))
+    lo, hi = float(ratio.min()), float(ratio.max())
+    res = ClaimResult.at_least(lo, 0.9 + 1e-12, details=f"largest ratio {hi:.4f}")
+    return res if hi < 0.94 else ClaimResult(lo, "(0.9, 0.94)", 0.94, False, f"largest ratio {hi:.4f}")
+
+
+@claim(area="alignment", paper="beirami2024bon")
+def uniform_bon_approaches_the_frontier() -> ClaimResult:
+    """Uniform rewards: the BoN/frontier gain ratio is >= 0.94 for N in [2, 100] and increases to 1
+    (> 0.9999 at N = 100). Measured: the smallest ratio."""
+    ratio = uniform_bon_gain(_NS) / gain_at_kl(uniform_frontier(_GRID), bon_kl_formula(_NS))
+    ok = bool(jnp.all(jnp.diff(ratio) > 0)) and float(ratio[-1]) > 0.9999
+    return ClaimResult(float(ratio.min()), ">= 0.94, increasing to 1", 0.94, ok and float(ratio.min()) >= 0.94,
+                       f"ratio at N = 100: {float(ratio[-1]):.6f}")
+
+
+@claim(area="alignment", paper="beirami2024bon")
+def exponential_bon_is_not_near_optimal() -> ClaimResult:
+    """Exp(1) rewards: the BoN/frontier gain ratio is 0.66-0.73 for N ∈ {2, 4, 16}. Measured: the largest."""
+    n = jnp.array([2.0, 4.0, 16.0])
+    ratio = exponential_bon_gain(n) / gain_at_kl(exponential_frontier(1.0 + _GRID), bon_kl_formula(n))
+    ok = float(ratio.min()) >= 0.655 and float(ratio.max()) <= 0.73
+    return ClaimResult(float(ratio.max()), "in [0.66, 0.73]", 0.73, ok, f"ratios {np.round(ratio, 4).tolist()}")
+
+
+def _toy_lm(seed: int = 0, V: int = 1000):
+    rng = np.random.default_rng(seed)
+    logits, r = 2.0 * rng.standard_normal(V), rng.standard_normal(V)
+    return jax.nn.log_softmax(jnp.asarray(logits)), jnp.asarray(r)
+
+
+@claim(area="alignment", paper="beirami2024bon")
+def discrete_bon_kl_is_below_the_formula() -> ClaimResult:
+    """Finite space (V = 1000, π₀ = softmax(N(0, 2²)), r ~ N(0, 1), seed 0): the exact KL of best-of-N is below
+    ln N − (N−1)/N for N ∈ {2, 4, 16, 64, 256}, with a gap growing in N. Measured: exact KL at N = 256 (≈ 3.61,
+    formula 4.55)."""
+    log_pi0, r = _toy_lm()
+    ns = jnp.array([2.0, 4.0, 16.0, 64.0, 256.0])
+    _, kl, _ = jax.jit(jax.vmap(best_of_n, in_axes=(None, None, 0)))(log_pi0, r, ns)
+    gap = bon_kl_formula(ns) - kl
+    ok = float(gap.min()) > 0 and bool(jnp.all(jnp.diff(gap) > 0))
+    res = ClaimResult.close(kl[-1], 3.61, atol=0.005, details=f"gaps {np.round(gap, 4).tolist()}")
+    return res if ok else ClaimResult(res.measured, res.expected, res.tolerance, False, "gap not positive/growing")
+
+
+def _proxy_instances(seed: int, count: int, V: int = 30):
+    rng = np.random.default_rng(seed)
+    log_pi0 = jnp.asarray(np.log(rng.dirichlet(np.ones(V), size=count)))
+    r = jnp.asarray(rng.standard_normal((count, V)))
+    e = jnp.asarray(rng.uniform(0.05, 1.0, size=(count, 1)) * rng.standard_normal((count, V)))
+    beta = jnp.asarray(np.exp(rng.uniform(np.log(0.05), np.log(5.0), size=count)))
+    return log_pi0, r, e, beta
+
+
+@claim(area="alignment", paper=PAPER)
+def proxy_objective_gap_identity_and_bound() -> ClaimResult:
+    """Δ_obj = R_β(π_β) − R_β(π̂_β) = β·KL(π̂_β‖π_β) (abs 1e-13 + rel 1e-10), 0 ≤ Δ_obj ≤ (range e)²/(8β), and Δ_obj
+    increasing in a scale s ∈ [0.1, 3] applied to e, on 300 random instances. Measured: identity error."""
+    log_pi0, r, e, beta = _proxy_instances(0, 300)
+    gaps = jax.jit(jax.vmap(proxy_gaps))
+    g = gaps(log_pi0, r, e, beta)
+
+    @jax.jit
+    def direct_gap(log_pi0, r, e, beta):
+        obj, tilt = jax.vmap(kl_regularized_objective), jax.vmap(tilted_log_policy)
+        return obj(tilt(log_pi0, r, beta), log_pi0, r, beta) - obj(tilt(log_pi0, r + e, beta), log_pi0, r, beta)
+
+    direct = direct_gap(log_pi0, r, e, beta)
+    err = float(jnp.max(jnp.abs(g.objective_gap - direct) - 1e-10 * jnp.abs(direct)))
+    in_bounds = bool(jnp.all((g.objective_gap >= 0) & (g.objective_gap <= g.hoeffding_bound)))
+    scales = jnp.linspace(0.1, 3.0, 30)
+    by_scale = jax.jit(jax.vmap(lambda s: gaps(log_pi0[:50], r[:50], s * e[:50], beta[:50]).objective_gap))
+    monotone = bool(jnp.all(jnp.diff(by_scale(scales), axis=0) > 0))
+    res = ClaimResult.at_most(err, 1e-13, details=f"bounds hold: {in_bounds}; increasing in scale: {monotone}")
+    return res if in_bounds and monotone else ClaimResult(err, "<= 1e-13", 1e-13, False, res.details)
+
+
+@claim(area="alignment", paper=PAPER)
+def proxy_gaps_shrink_with_beta_on_the_fixed_instance() -> ClaimResult:
+    """π₀ = (0.1, 0.2, 0.3, 0.25, 0.15), r = (0, .25, .5, .75, 1), e = (.3, −.1, 0, .2, −.2): both gaps decrease as
+    β goes 0.1 → 0.25 → 0.5 → 1. Measured: the largest successive change (must be < 0)."""
+    log_pi0 = jnp.log(jnp.array([0.1, 0.2, 0.3, 0.25, 0.15]))
+    r = jnp.array([0.0, 0.25, 0.5, 0.75, 1.0])
+    e = jnp.array([0.3, -0.1, 0.0, 0.2, -0.2])
+    g = jax.vmap(proxy_gaps, in_axes=(None, None, None, 0))(log_pi0, r, e, jnp.array([0.1, 0.25, 0.5, 1.0]))
+    worst = max(float(jnp.diff(g.objective_gap).max()), float(jnp.diff(g.true_reward_gap).max()))
+    return ClaimResult.at_most(worst, -1e-12, details=f"objective gaps {np.round(g.objective_gap, 5).tolist()}")
+
+
+@claim(area="alignment", paper=PAPER)
+def ensembles_shrink_the_gap_like_one_over_m() -> ClaimResult:
+    """V = 50, π₀ uniform, r = linspace(0, 1), β = 0.1, e_m i.i.d. N(0, 0.2²): mean Δ_obj over 4000 draws decreases
+    in M ∈ {1, 2, 4, 8, 16} and M·mean Δ_obj stays within ×2 of its M = 16 value for M ≥ 4. Measured: mean Δ_obj
+    at M = 16 (spec: ≈ 0.011)."""
+    r = jnp.linspace(0.0, 1.0, 50)
+    log_pi0 = jnp.full(50, -jnp.log(50.0))
+    errors = 0.2 * jax.random.normal(jax.random.key(0), (4000, 16, 50))
+    ms = (1, 2, 4, 8, 16)
+
+    ms_arr = jnp.array(ms)
+    # ē for every M at once from running means; ensemble_proxy must agree with them
+    ebar = jnp.cumsum(errors, axis=1)[:, ms_arr - 1] / ms_arr[:, None].astype(errors.dtype)
+    agree = bool(jnp.allclose(ensemble_proxy(r, errors[0, :4]) - r, ebar[0, 2], rtol=1e-12, atol=1e-15))
+    gaps = jax.jit(jax.vmap(jax.vmap(lambda eb: proxy_gaps(log_pi0, r, eb, 0.1).objective_gap)))(ebar)
+    means = np.asarray(gaps.mean(0))
+    scaled = np.array(ms) * means
+    within_2x = bool(np.all(np.abs(np.log(scaled[2:] / scaled[-1])) < np.log(2)))
+    ok = agree and bool(np.all(np.diff(means) < 0)) and within_2x
+    res = ClaimResult.close(means[-1], 0.011, rtol=0.2, details=f"means {np.round(means, 4).tolist()}")
+    return res if ok else ClaimResult(res.measured, res.expected, res.tolerance, False, res.details)
