@@ -1,0 +1,290 @@
+r"""The multiscale single-index model (MSIM): a deep, local, multiscale target with one feature per scale.
+
+Paper: "Multiscale Single-Index Model" (2026; authors and arXiv id not located). Only the abstract was
+available: the block/reshape convention, the link standardisation and the closed forms below are the
+**reconstruction** of ``specs/multiscale.md`` (sections 3.1-3.2), built on Ben Arous, Gheissari & Jagannath
+(arXiv:2003.10409) and Richard & Montanari (arXiv:1411.1076).
+
+Model. ``x ~ N(0, I_{d^K})``, unit features ``w_1, ..., w_K ∈ S^{d-1}`` (``w_1`` finest), links
+``σ_1, ..., σ_K``::
+
+    h⁽⁰⁾ = x;   z⁽ᵏ⁾ = reshape(h⁽ᵏ⁻¹⁾, (d^{K-k}, d)) · w_k;   h⁽ᵏ⁾ = σ_k(z⁽ᵏ⁾);   y = h⁽ᴷ⁾ + τ ξ.
+
+With linear links ``y = ⟨X, w_K ⊗ ... ⊗ w_1⟩`` for ``X = reshape(x, (d,)*K)`` (axis 0 coarsest).
+
+Links are standardised (``E σ(Z) = 0``, ``E σ(Z)² = 1``) with first Hermite coefficient
+``μ_1(σ) = E[Z σ(Z)] = E σ'(Z) ≠ 0``. Presets: ``linear``; ``tanh`` (``tanh(z)/0.62793``); ``he12``
+``= (He_1 + He_2/√2)/√2``; ``he13 = (He_1 + He_3/√6)/√2``; and any tuple ``a`` of normalised Hermite
+coefficients (``σ = Σ_k a_k He_k/√(k!)``, ``a_0 = 0``, ``||a|| = 1``), passed as a ``links`` entry.
+
+First chaos (Stein). ``T* = E[y x] = E[∇_x y] = V ⊗ w_1`` exactly; for ``K = 2``
+``v_j = w_{2,j} E[σ_2'(s) σ_1'(z_j)]`` with ``s = Σ_l w_{2,l} σ_1(z_l)``. Closed forms: ``σ_2`` linear gives
+``v = μ_1(σ_1) w_2``; ``σ_2 = he12`` gives ``v_j = w_{2,j}(μ_1(σ_1) + √2 w_{2,j} E[σ_1 σ_1'](Z))/√2``
+(``he12`` on both layers: ``v = ½ w_2 + (√2/2) w_2∘w_2``).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jaxtyping import Array, Float
+
+from jaxlab.core.citations import cites, register_paper
+from jaxlab.core.validation import as_array, check_int, check_positive
+
+__all__ = [
+    "LINKS",
+    "MSIMConfig",
+    "check_config",
+    "first_chaos_exact_k2",
+    "first_chaos_mc",
+    "link_fns",
+    "link_moments",
+    "msim_forward",
+    "sample_data",
+    "sample_features",
+]
+
+register_paper("msim2026", """@misc{msim2026,
+  title = {Multiscale Single-Index Model},
+  year = {2026},
+  note = {Full text not available; model and algorithms reconstructed in jaxlab from the abstract}
+}""")
+register_paper("benarous2021online", """@article{benarous2021online,
+  title = {Online stochastic gradient descent on non-convex losses from high-dimensional inference},
+  author = {Ben Arous, G{\\'e}rard and Gheissari, Reza and Jagannath, Aukosh},
+  journal = {Journal of Machine Learning Research},
+  volume = {22},
+  number = {106},
+  pages = {1--51},
+  year = {2021}
+}""")
+register_paper("richard2014tensorpca", """@inproceedings{richard2014statistical,
+  title = {A statistical model for tensor {PCA}},
+  author = {Richard, Emile and Montanari, Andrea},
+  booktitle = {Advances in Neural Information Processing Systems},
+  year = {2014}
+}""")
+
+_TANH_SCALE = 0.6279287303491068  # sqrt(E tanh(Z)²), Z ~ N(0, 1)
+_SQ2 = math.sqrt(2.0)
+_SQ6 = math.sqrt(6.0)
+
+LinkSpec = str | tuple[float, ...]
+
+LINKS: dict[str, tuple[Callable[[Array], Array], Callable[[Array], Array]]] = {
+    "linear": (lambda z: z, lambda z: jnp.ones_like(z)),
+    "tanh": (lambda z: jnp.tanh(z) / _TANH_SCALE, lambda z: (1.0 - jnp.tanh(z) ** 2) / _TANH_SCALE),
+    "he12": (lambda z: (z + (z**2 - 1.0) / _SQ2) / _SQ2, lambda z: (1.0 + _SQ2 * z) / _SQ2),
+    "he13": (lambda z: (z + (z**3 - 3.0 * z) / _SQ6) / _SQ2, lambda z: (1.0 + (3.0 * z**2 - 3.0) / _SQ6) / _SQ2),
+}
+"""Link presets: name -> (σ, σ'), all standardised with μ_1 ≠ 0 (table of spec section 3.1)."""
+
+
+def _hermite_link(a: tuple[float, ...]):
+    # σ = Σ_k a_k He_k / sqrt(k!), evaluated with numpy's HermiteE coefficients (probabilists').
+    coef = np.array([0.0, *a[1:]]) if len(a) and a[0] == 0 else np.array(a, dtype=float)
+    coef = coef / np.sqrt([math.factorial(k) for k in range(len(coef))])
+    c = jnp.asarray(np.polynomial.hermite_e.herme2poly(coef)[::-1])  # monomial, highest first
+    dc = jnp.asarray(np.polyder(np.polynomial.hermite_e.herme2poly(coef)[::-1]))
+    return (lambda z: jnp.polyval(c.astype(jnp.result_type(z)), z),
+            lambda z: jnp.polyval(dc.astype(jnp.result_type(z)), z) if dc.size else jnp.zeros_like(z))
+
+
+def link_fns(link: LinkSpec):
+    """``(σ, σ')`` of a preset name or a tuple of normalised Hermite coefficients ``(a_0, a_1, ...)``."""
+    if isinstance(link, str):
+        if link not in LINKS:
+            raise ValueError(f"link must be one of {sorted(LINKS)} or a tuple of Hermite coefficients, got {link!r}")
+        return LINKS[link]
+    if isinstance(link, tuple) and len(link) >= 2 and all(isinstance(v, (int, float)) for v in link):
+        return _hermite_link(link)
+    raise ValueError(f"link must be one of {sorted(LINKS)} or a tuple of Hermite coefficients, got {link!r}")
+
+
+def link_moments(link: LinkSpec, n_nodes: int = 150) -> tuple[float, float, float]:
+    """``(E σ(Z), E σ(Z)², μ_1 = E[Z σ(Z)])`` for ``Z ~ N(0, 1)`` by Gauss-Hermite quadrature (float64)."""
+    sigma, _ = link_fns(link)
+    z, w = np.polynomial.hermite_e.hermegauss(n_nodes)
+    w = w / w.sum()
+    s = _eval64(sigma, z)
+    return float(w @ s), float(w @ s**2), float(w @ (z * s))
+
+
+def _eval64(fn, z: np.ndarray) -> np.ndarray:
+    # Quadrature of link moments runs in float64 even when the session is in float32.
+    x64 = jax.enable_x64 if hasattr(jax, "enable_x64") else jax.experimental.enable_x64
+    with x64(True):
+        return np.asarray(fn(jnp.asarray(z, dtype=jnp.float64)), dtype=np.float64)
+
+
+class MSIMConfig(NamedTuple):
+    """Static configuration: ``d`` (block size), ``K`` (layers), ``links`` (K entries, finest first),
+    ``noise_std`` (``τ``)."""
+
+    d: int
+    K: int
+    links: tuple[LinkSpec, ...]
+    noise_std: float = 0.0
+
+
+def check_config(cfg: MSIMConfig, *, strict: bool = False, need_first_chaos: bool = False) -> MSIMConfig:
+    """Validate a config: ``d >= 2``, ``K >= 1``, ``len(links) == K``, known links, ``τ >= 0``.
+
+    ``strict=True`` also checks that every link is standardised (mean 0, second moment 1, to 1e-6);
+    ``need_first_chaos=True`` raises when a link has ``μ_1 = 0`` (the first chaos then vanishes).
+    """
+    if not isinstance(cfg, MSIMConfig):
+        raise TypeError(f"cfg must be an MSIMConfig, got {type(cfg).__name__}")
+    check_int(cfg.d, "cfg.d", min_value=2)
+    check_int(cfg.K, "cfg.K", min_value=1)
+    links = tuple(cfg.links)
+    if len(links) != cfg.K:
+        raise ValueError(f"cfg.links must have K={cfg.K} entries, got {len(links)}")
+    check_positive(cfg.noise_std, "cfg.noise_std", strict=False)
+    for i, link in enumerate(links):
+        link_fns(link)
+        if strict or need_first_chaos:
+            mean, m2, mu1 = link_moments(link)
+            if strict and (abs(mean) > 1e-6 or abs(m2 - 1.0) > 1e-6):
+                raise ValueError(f"cfg.links[{i}] = {link!r} is not standardised: E σ = {mean:.3g}, E σ² = {m2:.6g}")
+            if need_first_chaos and abs(mu1) < 1e-8:
+                raise ValueError(f"cfg.links[{i}] = {link!r} has first Hermite coefficient μ_1 = 0: the first chaos "
+                                 "vanishes and the spectral estimator has nothing to recover")
+    return cfg
+
+
+def _check_ws(ws, cfg: MSIMConfig, *, strict: bool = False) -> Array:
+    ws = as_array(ws, "ws", shape=(cfg.K, cfg.d), finite=True)
+    try:
+        norms = np.linalg.norm(np.asarray(ws), axis=1)
+    except (TypeError, jax.errors.TracerArrayConversionError):
+        return ws
+    if np.any(np.abs(norms - 1.0) > 1e-6):
+        msg = f"ws rows must be unit vectors, got norms {np.round(norms, 6).tolist()}"
+        if strict:
+            raise ValueError(msg)
+        warnings.warn(msg + "; normalising them", stacklevel=3)
+        ws = ws / jnp.linalg.norm(ws, axis=1, keepdims=True)
+    return ws
+
+
+@cites("msim2026")
+def sample_features(key, d: int, K: int, delocalized: bool = True) -> Float[Array, "K d"]:
+    """``K`` unit features (row ``k-1`` is ``w_k``), uniform on the sphere.
+
+    Uniform vectors are delocalised (``||w||_∞ <= C sqrt(log d / d)``) with high probability; with
+    ``delocalized=True`` each row is redrawn (by rejection, up to 8 times) until
+    ``||w||_∞ <= 2 sqrt(log d / d)``.
+    """
+    d = check_int(d, "d", min_value=2)
+    K = check_int(K, "K", min_value=1)
+
+    def one(k):
+        g = jax.random.normal(k, (d,))
+        return g / jnp.linalg.norm(g)
+
+    def draw(k):
+        if not delocalized:
+            return one(k)
+        keys = jax.random.split(k, 8)
+        cands = jax.vmap(one)(keys)
+        ok = jnp.max(jnp.abs(cands), axis=1) <= 2.0 * math.sqrt(math.log(d) / d)
+        return cands[jnp.argmax(ok)]
+
+    return jax.vmap(draw)(jax.random.split(key, K))
+
+
+def _forward(ws: Array, x: Array, cfg: MSIMConfig) -> Array:
+    h = x
+    for k in range(cfg.K):
+        sigma, _ = link_fns(cfg.links[k])
+        h = sigma(h.reshape(-1, cfg.d) @ ws[k])
+    return h[0]
+
+
+@cites("msim2026")
+def msim_forward(ws: Float[Array, "K d"], x: Float[Array, " D"], cfg: MSIMConfig) -> Float[Array, ""]:
+    """Noiseless response ``h⁽ᴷ⁾`` of one input of length ``d^K`` (vmap over a batch)."""
+    check_config(cfg)
+    ws = _check_ws(ws, cfg)
+    x = as_array(x, "x", ndim=1)
+    if x.shape[0] != cfg.d**cfg.K:
+        raise ValueError(f"x must have length d^K = {cfg.d**cfg.K}, got {x.shape[0]}")
+    return _forward(ws, x, cfg)
+
+
+def _draw(key, ws, m: int, cfg: MSIMConfig):
+    kx, kn = jax.random.split(key)
+    X = jax.random.normal(kx, (m, cfg.d**cfg.K), dtype=ws.dtype)
+    y = jax.vmap(lambda x: _forward(ws, x, cfg))(X)
+    if cfg.noise_std:
+        y = y + cfg.noise_std * jax.random.normal(kn, (m,), dtype=ws.dtype)
+    return X, y
+
+
+@cites("msim2026")
+def sample_data(key, ws: Float[Array, "K d"], n: int, cfg: MSIMConfig, *, chunk: int = 4096):
+    """``n`` samples ``(X (n, d^K), y (n,))``, generated ``chunk`` rows at a time (``lax.map``) so that the
+    intermediate activations never exceed ``chunk x d^K``. For sizes where ``X`` itself does not fit in
+    memory, use :func:`first_chaos_mc`, which streams."""
+    check_config(cfg)
+    ws = _check_ws(ws, cfg)
+    n = check_int(n, "n", min_value=1)
+    chunk = min(check_int(chunk, "chunk", min_value=1), n)
+    n_chunks = -(-n // chunk)
+    X, y = jax.lax.map(lambda k: _draw(k, ws, chunk, cfg), jax.random.split(key, n_chunks))
+    return X.reshape(-1, X.shape[-1])[:n], y.reshape(-1)[:n]
+
+
+@cites("msim2026")
+def first_chaos_mc(key, ws: Float[Array, "K d"], n: int, cfg: MSIMConfig, *, chunk: int = 4096,
+                   center: bool = True) -> Float[Array, " D"]:
+    """Monte Carlo first chaos ``T̂ = (1/n) Σ_i (y_i - ȳ) x_i`` from ``n`` fresh samples, streamed in chunks
+    (memory ``O(chunk · d^K)``, never ``n · d^K``). ``n`` is rounded up to a multiple of ``chunk``."""
+    check_config(cfg, need_first_chaos=True)
+    ws = _check_ws(ws, cfg)
+    n = check_int(n, "n", min_value=1)
+    chunk = min(check_int(chunk, "chunk", min_value=1), n)
+    n_chunks = -(-n // chunk)
+    D = cfg.d**cfg.K
+
+    def body(acc, k):
+        sxy, sx, sy = acc
+        X, y = _draw(k, ws, chunk, cfg)
+        return (sxy + y @ X, sx + X.sum(0), sy + y.sum()), None
+
+    zero = (jnp.zeros(D, ws.dtype), jnp.zeros(D, ws.dtype), jnp.zeros((), ws.dtype))
+    (sxy, sx, sy), _ = jax.lax.scan(body, zero, jax.random.split(key, n_chunks))
+    m = n_chunks * chunk
+    return (sxy - (sy / m) * sx) / m if center else sxy / m
+
+
+@cites("msim2026")
+def first_chaos_exact_k2(ws: Float[Array, "2 d"], cfg: MSIMConfig) -> Float[Array, " D"]:
+    """Exact ``T* = v ⊗ w_1`` for ``K = 2`` when ``σ_2`` is ``linear`` or ``he12`` (any standardised ``σ_1``).
+
+    Raises ``ValueError`` for other outer links (no closed form; use :func:`first_chaos_mc`).
+    """
+    check_config(cfg)
+    if cfg.K != 2:
+        raise ValueError(f"first_chaos_exact_k2 needs cfg.K = 2, got {cfg.K}")
+    ws = _check_ws(ws, cfg)
+    w1, w2 = ws[0], ws[1]
+    _, _, mu1 = link_moments(cfg.links[0])
+    if cfg.links[1] == "linear":
+        v = mu1 * w2
+    elif cfg.links[1] == "he12":
+        sigma, dsigma = link_fns(cfg.links[0])
+        z, wq = np.polynomial.hermite_e.hermegauss(150)
+        e_ss = float((wq / wq.sum()) @ (_eval64(sigma, z) * _eval64(dsigma, z)))
+        v = w2 * (mu1 + _SQ2 * w2 * e_ss) / _SQ2
+    else:
+        raise ValueError(f"no closed form for outer link {cfg.links[1]!r}; use first_chaos_mc")
+    return jnp.outer(v, w1).reshape(-1)

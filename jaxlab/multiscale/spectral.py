@@ -1,0 +1,169 @@
+r"""Tensor-unfolding spectral estimator of the multiscale single-index model's features.
+
+Reconstructed in ``specs/multiscale.md`` section 3.3 (the paper's text was not available), after Richard &
+Montanari, "A statistical model for tensor PCA" (arXiv:1411.1076), and Benaych-Georges & Nadakuditi
+(arXiv:1103.2221) for the BBP overlap:
+
+1. first chaos ``T̂ = (1/n) Σ_i (y_i - ȳ) x_i ∈ R^{d^K}`` (Stein: ``E[y x] ≈ c w_K ⊗ ... ⊗ w_1``);
+2. most-square unfolding ``M = reshape(T̂, (d^a, d^{K-a}))``, ``a = ⌈K/2⌉`` (rows: the ``a`` coarsest axes);
+3. top singular pair ``(u, v)`` of ``M`` (SVD, or ``n_power`` power iterations on ``M Mᵀ``);
+4. sequential rank-one splits of ``u`` into ``ŵ_K, ..., ŵ_{K-a+1}`` and of ``v`` into ``ŵ_{K-a}, ..., ŵ_1``;
+5. optional higher-order power iteration ``ŵ_k ← normalise(T̂ ×_{l≠k} ŵ_l)``.
+
+Signs are not identifiable: compare with ``|⟨ŵ_k, w_k⟩|`` (:func:`jaxlab.multiscale.metrics.overlaps`).
+BBP (square case ``K = 2``, linear links, pure-noise-plus-rank-one): ``|⟨û, w_2⟩|² → 1 - d/n`` for ``n > d``.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+from jaxtyping import Array, Float
+
+from jaxlab.core.citations import cites
+from jaxlab.core.validation import as_array, check_int
+from jaxlab.multiscale.model import MSIMConfig, check_config
+
+__all__ = [
+    "bbp_overlap_square",
+    "first_chaos_estimate",
+    "hopi_refine",
+    "rank_one_split",
+    "unfold",
+    "unfolding_estimator",
+]
+
+
+@cites("msim2026")
+def first_chaos_estimate(X: Float[Array, "n D"], y: Float[Array, " n"], center: bool = True) -> Float[Array, " D"]:
+    """``T̂ = (1/n) Σ_i (y_i - ȳ) x_i`` (``center=False``: ``(1/n) Σ_i y_i x_i``)."""
+    X = as_array(X, "X", ndim=2, finite=True)
+    y = as_array(y, "y", ndim=1, finite=True)
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"y must have one entry per row of X ({X.shape[0]}), got {y.shape[0]}")
+    if X.shape[0] < 1:
+        raise ValueError("X must have at least one row (n >= 1)")
+    yc = y - jnp.mean(y) if center else y
+    return yc @ X / X.shape[0]
+
+
+def _check_dk(T, d: int, K: int) -> Array:
+    d = check_int(d, "d", min_value=2)
+    K = check_int(K, "K", min_value=1)
+    T = as_array(T, "T_hat", ndim=1)
+    if T.shape[0] != d**K:
+        raise ValueError(f"T_hat must have length d^K = {d**K}, got {T.shape[0]}")
+    return T
+
+
+@cites("msim2026")
+def unfold(T_hat: Float[Array, " D"], d: int, K: int, a: int | None = None) -> Float[Array, "r c"]:
+    """``reshape(T̂, (d^a, d^{K-a}))`` with ``a = ⌈K/2⌉`` by default (rows: the ``a`` coarsest axes)."""
+    T_hat = _check_dk(T_hat, d, K)
+    a = (K + 1) // 2 if a is None else check_int(a, "a", min_value=0, max_value=K)
+    return T_hat.reshape(d**a, d ** (K - a))
+
+
+def _top_pair(A: Array, n_power: int | None):
+    if n_power is None:
+        U, _, Vt = jnp.linalg.svd(A, full_matrices=False)
+        return U[:, 0], Vt[0]
+    # Power iteration on A Aᵀ from A's largest column (deterministic, never orthogonal to the top space
+    # unless A is).
+    u = A[:, jnp.argmax(jnp.sum(A * A, axis=0))]
+
+    def body(_, u):
+        u = A @ (A.T @ u)
+        return u / jnp.linalg.norm(u)
+
+    u = jax.lax.fori_loop(0, n_power, body, u / jnp.linalg.norm(u))
+    v = A.T @ u
+    return u, v / jnp.linalg.norm(v)
+
+
+@cites("msim2026")
+def rank_one_split(q: Float[Array, " D"], d: int, m: int, n_power: int | None = None) -> Float[Array, "m d"]:
+    """Split ``q ∈ R^{d^m}`` (axes coarsest first) into ``m`` unit vectors, coarsest first, by ``m - 1``
+    successive top singular pairs of ``reshape(q, (d, d^{rest}))``."""
+    m = check_int(m, "m", min_value=1)
+    q = _check_dk(q, d, m)
+    out = []
+    for _ in range(m - 1):
+        alpha, q = _top_pair(q.reshape(d, -1), n_power)
+        out.append(alpha)
+    out.append(q / jnp.linalg.norm(q))
+    return jnp.stack(out)
+
+
+@cites("msim2026")
+def hopi_refine(T_hat: Float[Array, " D"], ws_hat: Float[Array, "K d"], sweeps: int) -> Float[Array, "K d"]:
+    """``sweeps`` sweeps of higher-order power iteration ``ŵ_k ← normalise(T̂ ×_{l≠k} ŵ_l)`` (rows finest
+    first, like ``ws``)."""
+    ws_hat = as_array(ws_hat, "ws_hat", ndim=2)
+    K, d = ws_hat.shape
+    T = _check_dk(T_hat, d, K).reshape((d,) * K)  # axis i carries w_{K-i}
+    sweeps = check_int(sweeps, "sweeps", min_value=0)
+
+    def sweep(_, ws):
+        for k in range(K):
+            axis = K - 1 - k
+            t = T
+            for ax in reversed(range(K)):  # contract from the last axis so indices stay valid
+                if ax != axis:
+                    t = jnp.tensordot(t, ws[K - 1 - ax], axes=([ax], [0]))
+            ws = ws.at[k].set(t / jnp.linalg.norm(t))
+        return ws
+
+    return jax.lax.fori_loop(0, sweeps, sweep, ws_hat)
+
+
+@cites("msim2026", "richard2014tensorpca")
+def unfolding_estimator(
+    X: Float[Array, "n D"],
+    y: Float[Array, " n"],
+    d: int,
+    K: int,
+    n_power: int | None = None,
+    refine_sweeps: int = 0,
+    *,
+    center: bool = True,
+    links: tuple | None = None,
+) -> Float[Array, "K d"]:
+    """Estimate ``ws`` (rows finest first) from samples by the unfolding method of the module docstring.
+
+    ``links`` (optional, the model's links) is checked for a vanishing first chaos (``μ_1 = 0``), which would
+    make the estimate meaningless. Raises ``ValueError`` if ``n < d`` (below the spectral threshold).
+    """
+    d = check_int(d, "d", min_value=2)
+    K = check_int(K, "K", min_value=1)
+    X = as_array(X, "X", ndim=2, finite=True)
+    if X.shape[1] != d**K:
+        raise ValueError(f"X must have d^K = {d**K} columns, got {X.shape[1]}")
+    if X.shape[0] < d:
+        raise ValueError(f"the spectral estimator needs n >= d samples, got n = {X.shape[0]} < d = {d}")
+    if links is not None:
+        check_config(MSIMConfig(d, K, tuple(links)), need_first_chaos=True)
+    return estimate_from_chaos(first_chaos_estimate(X, y, center), d, K, n_power, refine_sweeps)
+
+
+@cites("msim2026", "richard2014tensorpca")
+def estimate_from_chaos(T_hat: Float[Array, " D"], d: int, K: int, n_power: int | None = None,
+                        refine_sweeps: int = 0) -> Float[Array, "K d"]:
+    """Steps 2-5 of the estimator on a given first-chaos estimate (e.g. streamed by ``first_chaos_mc``)."""
+    T_hat = _check_dk(T_hat, d, K)
+    if K == 1:
+        ws = (T_hat / jnp.linalg.norm(T_hat))[None]
+    else:
+        a = (K + 1) // 2
+        u, v = _top_pair(unfold(T_hat, d, K, a), n_power)
+        coarse = rank_one_split(u, d, a, n_power)  # ŵ_K, ..., ŵ_{K-a+1}
+        fine = rank_one_split(v, d, K - a, n_power)  # ŵ_{K-a}, ..., ŵ_1
+        ws = jnp.concatenate([coarse, fine])[::-1]
+    return hopi_refine(T_hat, ws, refine_sweeps) if refine_sweeps else ws
+
+
+def bbp_overlap_square(n, d) -> Float[Array, ""]:
+    """Predicted squared overlap ``max(1 - d/n, 0)`` of the top singular vectors (square ``d x d``
+    unfolding, linear links; Benaych-Georges & Nadakuditi)."""
+    n = jnp.asarray(n, dtype=jnp.result_type(float))
+    return jnp.where(n > d, 1.0 - d / n, 0.0)
