@@ -172,7 +172,7 @@ def test_ce_smooth_checker_matches_the_kl_closed_form():
 
 def test_adam_minimiser_recovers_softmax_equal_p():
     p = jnp.array([0.5, 0.3, 0.15, 0.05])
-    u = jax.jit(lambda k: cwr.minimize_conditional_risk(cwr.ce_chow_loss, p, 4, k, steps=1000, restarts=2))(
+    u = jax.jit(lambda k: cwr.minimize_conditional_risk(cwr.ce_chow_loss, p, 4, k, steps=1000, restarts=1))(
         jax.random.key(0))
     np.testing.assert_allclose(np.asarray(jax.nn.softmax(u)), np.asarray(p), atol=2e-4)
 
