@@ -41,33 +41,33 @@ def test_arc_spectrum_decay_follows_bernstein_bound(seed):
 
 
 def test_generator_spectrum_and_asymmetry():
-    p = lds.random_lds(jax.random.key(2), 30, d_in=2, d_out=3)
+    p = lds.random_lds(jax.random.key(2), 20, d_in=2, d_out=2)  # the shapes of test_online_usp (compiled once)
     ev = np.asarray(lds.spectrum(p))
     assert np.max(np.abs(ev.imag)) < 1e-8 and np.max(np.abs(ev)) <= 1 + 1e-9
     for e in (1.0, 0.999, -0.999):
         assert np.min(np.abs(ev - e)) < 1e-8
     A = np.asarray(p.A)
     assert np.abs(A - A.T).max() > 0.1  # asymmetric (P not orthogonal)
-    assert p.B.shape == (30, 2) and p.C.shape == (3, 30) and p.D.shape == (3, 2)
-    q = lds.random_lds(jax.random.key(2), 30, max_arg=0.3)
+    assert p.B.shape == (20, 2) and p.C.shape == (2, 20) and p.D.shape == (2, 2)
+    q = lds.random_lds(jax.random.key(2), 40, max_arg=0.3)
     evq = np.asarray(lds.spectrum(q))
     assert np.max(np.abs(evq)) <= 1 + 1e-9
     cplx = evq[np.abs(evq.imag) > 1e-9]
     assert cplx.size > 0 and np.all(np.minimum(np.abs(np.angle(cplx)), np.pi - np.abs(np.angle(cplx))) <= 0.3 + 1e-9)
-    arc = np.asarray(lds.spectrum(lds.random_lds(jax.random.key(2), 30, eigs="arc", max_arg=0.3, extra_eigs=())))
+    arc = np.asarray(lds.spectrum(lds.random_lds(jax.random.key(2), 40, eigs="arc", max_arg=0.3, extra_eigs=())))
     np.testing.assert_allclose(np.abs(arc), 1.0, atol=1e-8)
     np.testing.assert_allclose(np.max(np.abs(np.angle(arc))), 0.3, atol=1e-8)
 
 
 def test_simulate_matches_numpy_loop():
-    p = lds.random_lds(jax.random.key(4), 30, d_in=2, d_out=3)
-    p = p._replace(D=jnp.ones((3, 2)))
-    u = jax.random.normal(jax.random.key(5), (50, 2))
-    x0 = jnp.linspace(-1, 1, 30)
+    p = lds.random_lds(jax.random.key(4), 20, d_in=2, d_out=2)
+    p = p._replace(D=jnp.ones((2, 2)))
+    u = jax.random.normal(jax.random.key(5), (120, 2))
+    x0 = jnp.linspace(-1, 1, 20)
     y, x = lds.simulate(jax.random.key(6), p, u, x0=x0)
     A, B, C, D = (np.asarray(m) for m in p)
     xs, xt = [], np.asarray(x0)
-    for t in range(50):
+    for t in range(120):
         xt = A @ xt + B @ np.asarray(u[t])
         xs.append(xt)
     xs = np.array(xs)

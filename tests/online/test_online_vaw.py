@@ -154,3 +154,12 @@ def test_bad_inputs(stream):
         vaw.run(np.ones((5, 2)), np.array([1.0, np.nan, 0, 0, 0]))
     with pytest.raises(ValueError, match="method must be one of"):
         vaw.run(a, y, method="qr")
+
+
+def test_grad_over_lam_matches_finite_differences(stream):
+    a, y = stream
+    a, y = a[:100], y[:100]
+    loss = jax.jit(lambda lam: vaw.run(a, y, lam)[1].loss.sum())
+    g = float(jax.grad(loss)(LAM))
+    h = 1e-5
+    np.testing.assert_allclose(g, (float(loss(LAM + h)) - float(loss(LAM - h))) / (2 * h), rtol=1e-6)
