@@ -567,10 +567,17 @@ def msip_init(
     if lengthscale is None:
         lengthscale = default_lengthscale(*Y0.shape)
     Y0 = _check_common(Y0, lengthscale, lengthscale_rule, jitter)
-    sigma = _lengthscale_of(Y0, lengthscale, lengthscale_rule)
-    state = _state_at(key, Y0, estimator, sigma, jitter, jnp.zeros((), jnp.int32))
+    rule = None if lengthscale_rule is None else jnp.asarray(lengthscale_rule, Y0.dtype)
+    state = _init_jit(key, Y0, jnp.asarray(lengthscale, Y0.dtype), jnp.asarray(jitter, Y0.dtype), rule,
+                      estimator=estimator)
     _check_initial_state(state)
     return state
+
+
+@partial(jax.jit, static_argnames=("estimator",))
+def _init_jit(key, Y0, lengthscale, jitter, rule_q, *, estimator):
+    sigma = _lengthscale_of(Y0, lengthscale, rule_q)
+    return _state_at(key, Y0, estimator, sigma, jitter, jnp.zeros((), jnp.int32))
 
 
 def _step(key, state, estimator, lr, jitter, rule_q, bounds, checks):
