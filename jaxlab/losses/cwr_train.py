@@ -74,13 +74,18 @@ def sample_mixture(key: Any, task: MixtureTask, n: int) -> tuple[Float[Array, "n
                                                                   Float[Array, "n K"]]:
     """Draw n points: features X, noisy labels y and the exact posteriors P = p(. | x)."""
     n = check_int(n, "n", min_value=1)
+    return _sample(key, task.means, task.eta, n)
+
+
+@jax.jit(static_argnums=3)
+def _sample(key, means, eta, n):
     kz, kx, kn, ku = jax.random.split(key, 4)
-    K, D = task.means.shape
+    K, D = means.shape
     z = jax.random.randint(kz, (n,), 0, K)
-    X = task.means[z] + jax.random.normal(kx, (n, D), dtype=task.means.dtype)
-    flip = jax.random.bernoulli(kn, task.eta, (n,))
+    X = means[z] + jax.random.normal(kx, (n, D), dtype=means.dtype)
+    flip = jax.random.bernoulli(kn, eta, (n,))
     y = jnp.where(flip, jax.random.randint(ku, (n,), 0, K), z).astype(jnp.int32)
-    return X, y, _posterior(task, X)
+    return X, y, _posterior(MixtureTask(means, eta), X)
 
 
 def mixture_bayes_risk(P: Float[Array, "n K"], c: float) -> jax.Array:
