@@ -262,12 +262,33 @@ def frontier_point(log_pi0: Float[Array, " V"], r: Float[Array, " V"], beta) -> 
 
 @jax.jit
 def _frontier(log_pi0, r, betas):
-    return jax.vmap(_frontier_point, in_axes=(None, None, 0))(log_pi0, r, betas)
+    # One fused pass over the outputs per β (the hot path of large grids) [derived]: with centred rewards
+    # c = r − E_π₀[r], s_y = π₀(y) e^{(c_y − c_max)/β} and S = Σ s: E_{π_β}[c] = Σ s c / S,
+    # ln Z = ln E_π₀[e^{c/β}] = c_max/β + ln S, KL = E_{π_β}[c]/β − ln Z, rKL = ln Z − E_π₀[c]/β.
+    pi0 = jnp.exp(log_pi0)
+    mean0 = jnp.sum(pi0 * r)
+    c = r - mean0
+    c_max = jnp.max(jnp.where(pi0 > 0, c, -jnp.inf))
+    m0 = jnp.sum(pi0 * c)  # zero up to rounding; kept so that the identities hold to rounding
+
+    def one(beta):
+        # min(., 0) only touches outputs off the support (π₀ = 0), where it avoids 0 · inf
+        s = pi0 * jnp.exp(jnp.minimum((c - c_max) / beta, 0.0))
+        total = jnp.sum(s)
+        tilted_mean = jnp.sum(s * c) / total
+        log_z = c_max / beta + jnp.log(total)
+        kl = tilted_mean / beta - log_z
+        rkl = log_z - m0 / beta
+        gain = tilted_mean - m0
+        return FrontierPoint(beta, kl, rkl, kl + rkl, gain, mean0 + gain)
+
+    return jax.vmap(one)(betas)
 
 
 @cites(_PAPER, "yang2024asymptotics")
 def frontier(log_pi0: Float[Array, " V"], r: Float[Array, " V"], betas: Float[Array, " B"]) -> FrontierPoint:
-    """:func:`frontier_point` over a grid of penalties (fields of shape ``(B,)``)."""
+    """:func:`frontier_point` over a grid of penalties (fields of shape ``(B,)``), computed in one fused pass
+    per β from the cumulant form of the module docstring (tests check it against :func:`frontier_point`)."""
     log_pi0, r = _problem(log_pi0, r)
     betas = _beta(betas, "betas", ndim=1)
     return _frontier(log_pi0, r, betas)
@@ -394,23 +415,26 @@ def _log_cdf_pair(below, above):
 @jax.jit
 def _best_of_n(log_pi0, r, n):
     V = r.shape[0]
-    pi0 = jnp.exp(log_pi0)
     order = jnp.argsort(r)
-    r_sorted, p_sorted = r[order], pi0[order]
-    cum = jnp.concatenate([jnp.zeros(1, pi0.dtype), jnp.cumsum(p_sorted)])
-    tail = jnp.concatenate([jnp.cumsum(p_sorted[::-1])[::-1], jnp.zeros(1, pi0.dtype)])
-    i_lt = jnp.searchsorted(r_sorted, r, side="left")  # number of outputs with a smaller reward
-    i_le = jnp.searchsorted(r_sorted, r, side="right")  # ... with a smaller or equal reward
+    r_s, lp_s = r[order], log_pi0[order]  # everything below is in ascending reward order
+    p_s = jnp.exp(lp_s)
+    cum = jnp.concatenate([jnp.zeros(1, p_s.dtype), jnp.cumsum(p_s)])
+    tail = jnp.concatenate([jnp.cumsum(p_s[::-1])[::-1], jnp.zeros(1, p_s.dtype)])
+    # reward levels: i_lt = first index of the level (outputs below it), i_le = one past its last index
+    k = jnp.arange(V)
+    starts = jnp.concatenate([jnp.ones(1, bool), r_s[1:] != r_s[:-1]])
+    ends = jnp.concatenate([r_s[1:] != r_s[:-1], jnp.ones(1, bool)])
+    i_lt = jax.lax.cummax(jnp.where(starts, k, 0))
+    i_le = jax.lax.cummin(jnp.where(ends, k + 1, V), reverse=True)
     log_f_le = _log_cdf_pair(cum[i_le], tail[i_le])
     log_f_lt = _log_cdf_pair(cum[i_lt], tail[i_lt])
     # P(level) = F_le^N − F_lt^N = F_le^N (1 − (F_lt/F_le)^N), in logs to avoid cancellation near F = 1
     log_p_level = n * log_f_le + jnp.log(-jnp.expm1(n * (log_f_lt - log_f_le)))
-    q_level = jax.ops.segment_sum(pi0, i_lt, num_segments=V)[i_lt]
-    log_pi_bon = jnp.where(pi0 > 0, log_pi0 + log_p_level - jnp.log(jnp.where(q_level > 0, q_level, 1.0)),
-                           -jnp.inf)
-    kl = _kl(log_pi_bon, log_pi0)
-    gain = jnp.sum(jnp.exp(log_pi_bon) * r) - jnp.sum(pi0 * r)
-    return log_pi_bon, kl, gain
+    q_level = jax.ops.segment_sum(p_s, i_lt, num_segments=V, indices_are_sorted=True)[i_lt]
+    log_bon_s = jnp.where(p_s > 0, lp_s + log_p_level - jnp.log(jnp.where(q_level > 0, q_level, 1.0)), -jnp.inf)
+    kl = _kl(log_bon_s, lp_s)
+    gain = jnp.sum((jnp.exp(log_bon_s) - p_s) * r_s)
+    return jnp.empty_like(log_pi0).at[order].set(log_bon_s), kl, gain
 
 
 @cites("beirami2024bon", _PAPER)
@@ -541,12 +565,15 @@ def _uniform_frontier(beta):
 
 @jax.jit
 def _sample_point(r, beta):
+    # one fused pass: a_i = (r_i − max r)/β, s = e^a, w = s/S, ln(n w_i) = a_i − ln S + ln n
     n = r.shape[-1]
-    log_w = jax.nn.log_softmax(r / beta, axis=-1)
-    w = jnp.exp(log_w)
-    gain = jnp.sum(w * (r - jnp.mean(r, axis=-1, keepdims=True)), axis=-1)
-    kl = jnp.sum(w * log_w, axis=-1) + jnp.log(n)
-    ess = 1.0 / jnp.sum(w**2, axis=-1)
+    r_bar = jnp.mean(r, axis=-1, keepdims=True)
+    a = (r - jnp.max(r, axis=-1, keepdims=True)) / beta
+    s = jnp.exp(a)
+    total = jnp.sum(s, axis=-1)
+    gain = jnp.sum(s * (r - r_bar), axis=-1) / total
+    kl = jnp.sum(s * a, axis=-1) / total - jnp.log(total) + math.log(n)
+    ess = total**2 / jnp.sum(s * s, axis=-1)
     jeff = gain / beta
     reliable = (ess >= 100.0) & (kl <= 0.5 * math.log(n))
     return SampleFrontierPoint(jnp.broadcast_to(beta, gain.shape), kl, jeff - kl, jeff, gain,

@@ -55,6 +55,12 @@ def test_jeffreys_identity_and_covariance_form():
     cov = jax.vmap(covariance_gain)(log_pi0, r, beta)
     np.testing.assert_allclose(cov, p.gain, rtol=1e-10)
     assert float(jnp.min(p.gain)) > 0.0
+    # the fused grid path (cumulant form) agrees with the direct per-point computation
+    grid = jax.jit(jax.vmap(frontier, in_axes=(0, 0, None)))(log_pi0[:50], r[:50], jnp.array([0.1, 1.0, 10.0]))
+    direct = jax.vmap(jax.vmap(frontier_point, in_axes=(None, None, 0)), in_axes=(0, 0, None))(
+        log_pi0[:50], r[:50], jnp.array([0.1, 1.0, 10.0]))
+    for a, b in zip(grid, direct, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-14)
 
 
 def test_frontier_matches_scipy_reference():
