@@ -166,12 +166,7 @@ def vaw_regret_bound_holds_every_round() -> ClaimResult:
 
 
 def _deterministic_lds():
-    d = 20
-    P = np.eye(d) + 0.3 * np.triu(np.ones((d, d)), 1)
-    A = P @ np.diag(np.linspace(0, 1, d)) @ np.linalg.inv(P)
-    params = lds.LDSParams(jnp.asarray(A), jnp.ones((d, 1)), jnp.ones((1, d)) / d, jnp.zeros((1, 1)))
-    t = np.arange(1, 2001)
-    u = jnp.asarray(np.sin(0.05 * t) + 0.5 * np.cos(0.13 * t))[:, None]
+    params, u = lds.deterministic_lds()
     return lds.simulate(jax.random.key(0), params, u)[0][:, 0], u
 
 

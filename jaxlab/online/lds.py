@@ -29,7 +29,9 @@ from jaxlab.core.types import Array, Complex, Float, Key
 from jaxlab.core.validation import as_array, check_finite, check_in_range, check_int, check_positive
 from jaxlab.online import _papers  # noqa: F401  (registers the BibTeX entries)
 
-__all__ = ["EIGS", "LDSParams", "block_diagonal", "check_params", "random_lds", "simulate", "spectrum"]
+__all__ = [
+    "EIGS", "LDSParams", "block_diagonal", "check_params", "deterministic_lds", "random_lds", "simulate", "spectrum",
+]
 
 EIGS = ("real_marginal", "arc")
 
@@ -183,3 +185,22 @@ def _roll(key, params, u, obs_noise, x0):
     x = jax.lax.scan(body, x0, u)[1]
     noise = obs_noise * jax.random.normal(key, (u.shape[0], C.shape[0]), dtype)
     return x @ C.T + u @ D.T + noise, x
+
+
+@cites("marsden2026second")
+def deterministic_lds(T: int = 2000, *, dtype=None) -> tuple[LDSParams, Float[Array, "T 1"]]:
+    """The spec's deterministic regression system and its input (no randomness, no noise).
+
+    ``d_h = 20``, eigenvalues ``linspace(0, 1, 20)``, ``P = I + 0.3 (strict upper triangle of ones)``,
+    ``A = P diag(eigs) P^{-1}``, ``B = 1``, ``C = 1/20``, ``D = 0``, ``u_t = sin(0.05 t) + 0.5 cos(0.13 t)``,
+    ``t = 1..T``. USP+VAW (n = 8, lam = 1) has cumulative squared loss 350.6589 on it at T = 2000.
+    """
+    T = check_int(T, "T", min_value=1)
+    d = 20
+    P = np.eye(d) + 0.3 * np.triu(np.ones((d, d)), 1)
+    A = P @ np.diag(np.linspace(0.0, 1.0, d)) @ np.linalg.inv(P)
+    dtype = jnp.dtype(jnp.result_type(float) if dtype is None else dtype)
+    params = LDSParams(jnp.asarray(A, dtype), jnp.ones((d, 1), dtype), jnp.full((1, d), 1.0 / d, dtype),
+                       jnp.zeros((1, 1), dtype))
+    t = np.arange(1, T + 1)
+    return params, jnp.asarray(np.sin(0.05 * t) + 0.5 * np.cos(0.13 * t), dtype)[:, None]
