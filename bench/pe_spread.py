@@ -66,18 +66,13 @@ def case(B: int, n: int, d: int, calib: float, *, with_numpy: bool) -> None:
     err = float(jnp.max(jnp.abs(ours(model, x) - flax_fwd(state, x))))
     size = f"B={B},n={n},d={d},H={H}"
     reps = 3 if n >= 2048 else 5
-    t_ours = time_fn(ours, model, x, repeats=reps)
-    t_flax = time_fn(flax_fwd, state, x, repeats=reps)
-    emit("pe_spread", f"forward {size}", ours_s=t_ours["median_s"], peer="flax.nnx.MultiHeadAttention",
-         peer_s=t_flax["median_s"], compile_s=t_ours["first_s"] - t_ours["median_s"],
-         peer_compile_s=t_flax["first_s"] - t_flax["median_s"], quality={"max_abs_diff_vs_flax": err},
-         calibration=calib)
-    t_ours = time_fn(ours_grad, model, x, repeats=reps)
-    t_flax = time_fn(flax_grad, state, x, repeats=reps)
-    emit("pe_spread", f"forward+backward {size}", ours_s=t_ours["median_s"], peer="flax.nnx.MultiHeadAttention",
-         peer_s=t_flax["median_s"], compile_s=t_ours["first_s"] - t_ours["median_s"],
-         peer_compile_s=t_flax["first_s"] - t_flax["median_s"], quality={"max_abs_diff_vs_flax": err},
-         calibration=calib)
+    for label, fo, fp in (("forward", ours, flax_fwd), ("forward+backward", ours_grad, flax_grad)):
+        t_ours = time_fn(fo, model, x, repeats=reps)
+        t_flax = time_fn(fp, state, x, repeats=reps)
+        emit("pe_spread", f"{label} {size}", ours_s=t_ours["median_s"], peer="flax.nnx.MultiHeadAttention",
+             peer_s=t_flax["median_s"], compile_s=t_ours["first_s"] - t_ours["median_s"],
+             peer_compile_s=t_flax["first_s"] - t_flax["median_s"], quality={"max_abs_diff_vs_flax": err},
+             calibration=calib)
     if with_numpy:
         args = [np.asarray(a) for a in (x, pe, model.wq, model.wk, model.wv, model.wo)]
         ref = numpy_forward(*args)
