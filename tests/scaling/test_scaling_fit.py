@@ -126,8 +126,16 @@ def test_lm_trace_is_monotone_and_recovers_noise_free_truth():
     vals = np.asarray(trace.infos)
     assert np.all(np.diff(vals) <= 0)
     np.testing.assert_allclose(np.array(res.theta), np.array(HOFFMANN_2022), rtol=1e-6)
-    res32, _ = F.lbfgs_run("chinchilla", start, X, log_L, 5)
-    assert float(res32.value) < float(F.objective("chinchilla", start, X, log_L))
+
+
+@pytest.mark.slow
+def test_lbfgs_run_trace_decreases():
+    N, D = factorial_design(jnp.logspace(8, 10, 9), jnp.array([5.0, 20.0, 80.0]))
+    X, log_L = _synthetic(N, D, 0.0)
+    start = ChinchillaParams(*(jnp.asarray(v) for v in (5.0, 5.0, 0.3, 0.3, 0.3)))
+    res, trace = F.lbfgs_run("chinchilla", start, X, log_L, 20)
+    assert np.all(np.diff(np.asarray(trace.infos)) <= 0)
+    assert float(res.value) < 1e-3 * float(F.objective("chinchilla", start, X, log_L))
 
 
 @pytest.mark.slow
