@@ -66,7 +66,9 @@ every step (``lengthscale_rule=q``; bisection selection, no sort in the loop).
 Failure modes: inside ``jit`` NaN cannot raise. If ``log π̃ = -inf`` at every inner point of a particle (all
 quadrature points outside the support) its ``log v0`` is ``-inf`` and its shift NaN; ``msip(..., checks=True)``
 runs :mod:`jax.experimental.checkify` checks and reports the first failing particle and step. Duplicate
-particles make ``K`` singular: the jitter handles it; with ``jitter = 0`` the wrappers raise.
+particles make ``K`` singular: the jitter handles it; with ``jitter = 0`` the wrappers raise. In float32 the
+default ``δ = 1e-7`` (the authors' float64 value) is below rounding: with many particles per bandwidth
+(e.g. N = 160, σ = 0.5 in 2-D) the Cholesky factor becomes NaN; use ``jitter ≈ 1e-4`` in float32.
 
 Changes to the spec's API (A.6), each for the reason given: ``msip_step`` returns ``(state, info)`` (the
 ``jaxlab.core.run`` convention) instead of the state alone; :class:`MSIPState` has one extra field ``image``
@@ -213,7 +215,10 @@ def _inner_rule(quadrature, n_quad: int, n_radial: int, common_nodes: bool):
             raise ValueError(f"quadrature must be 'mc', 'spherical_radial' or (nodes, weights), got a tuple of "
                              f"length {len(quadrature)}")
         nodes = as_array(quadrature[0], "quadrature nodes", ndim=2)
-        nodes, weights = check_quadrature(nodes, quadrature[1], nodes.shape[1])
+        # 1e-8 (A.8) for float64 rules; a float32 rule can only sum to 1 within its own rounding
+        eps = float(jnp.finfo(jnp.result_type(quadrature[1])).eps) if hasattr(quadrature[1], "dtype") else 0.0
+        nodes, weights = check_quadrature(nodes, quadrature[1], nodes.shape[1],
+                                          atol=max(1e-8, 4.0 * eps * nodes.shape[0]))
 
         def user(key, n, d, dtype):
             if nodes.shape[1] != d:

@@ -143,6 +143,7 @@ def test_wfr_vector_field_is_the_scaled_mmd_gradient():
     np.testing.assert_allclose(dw, -w0 * gw / 2, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_wfr_ode_decreases_mmd_monotonically():
     X, est, Y0, w0 = _wfr_setup()
     sigma = 0.9
