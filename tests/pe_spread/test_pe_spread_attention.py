@@ -112,6 +112,7 @@ def test_p5_invariant_deviation_grows_quadratically(model64):
     assert ratio.min() > 0  # the lower bound: the ratio stays away from 0
 
 
+@pytest.mark.slow
 def test_batched_and_jitted_calls_agree(model64):
     xs = jax.random.normal(jax.random.key(13), (3, N, D), dtype=jnp.float64)
     mask = jnp.arange(N)[None, :] < jnp.array([[4], [12], [7]])

@@ -176,6 +176,7 @@ def test_rope_displacement_spread_matches_direct_average():
     np.testing.assert_allclose(float(rope_displacement_spread(n, d, base)), direct, rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_functions_jit_vmap_grad():
     Es = jax.random.normal(jax.random.key(0), (3, 6, 4))
     np.testing.assert_allclose(np.asarray(jax.jit(jax.vmap(spread))(Es)), [float(spread(e)) for e in Es], rtol=1e-12)
