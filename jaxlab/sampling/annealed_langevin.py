@@ -215,7 +215,9 @@ def linhart_score(prior_score, post_scores, Lambda_t, prior_prec_t, post_precs_t
         post = jnp.einsum("nij,nj->i", post_precs_t, post_scores)
     else:
         post = post_precs_t @ post_scores.sum(0)
-    return jnp.linalg.solve(Lambda_t, (1 - n) * prior_prec_t @ prior_score + post)
+    # an explicit inverse: under vmap over θ with a shared Λ_t it is computed once, whereas solve/lu_solve
+    # broadcast Λ_t and factorise it per particle (10x slower in bench/langevin.py)
+    return jnp.linalg.inv(Lambda_t) @ ((1 - n) * prior_prec_t @ prior_score + post)
 
 
 def _tweedie_prec(score_fn, theta, alpha):
