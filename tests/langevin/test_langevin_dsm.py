@@ -13,23 +13,22 @@ from jaxlab.sampling.langevin_dsm import ScoreNet, dsm_loss, train_score_net
 from jaxlab.sampling.langevin_models import gaussian_toy, gaussian_toy_scores
 
 
+@pytest.mark.slow
 def test_dsm_loss_of_the_exact_score_is_below_a_wrong_one():
     """The exact noise predictor ε* = -sqrt(1-α) ∇log p_t has a smaller DSM loss than a perturbed one."""
     toy = gaussian_toy(jax.random.key(0), 1)
     _, post_fn = gaussian_toy_scores(toy, al.vp_alpha)
-    net = ScoreNet(jax.random.key(1), 2, 2, al.vp_alpha)
 
     def exact(theta, x, t, shift=0.0):
         return -jnp.sqrt(1 - al.vp_alpha(t)) * post_fn(theta, x, t) + shift
 
-    k1, k2 = jax.random.split(jax.random.key(2))
-    theta0 = toy.mu_prior + jax.random.normal(k1, (4000, 2)) @ jnp.linalg.cholesky(toy.cov_prior).T
-    x = theta0 + jnp.sqrt(2.0) * jax.random.normal(k2, (4000, 2))
+    rng = np.random.default_rng(2)
+    theta0 = np.asarray(toy.mu_prior) + rng.standard_normal((4000, 2)) @ np.linalg.cholesky(toy.cov_prior).T
+    x = theta0 + np.sqrt(2.0) * rng.standard_normal((4000, 2))
     loss = jax.jit(lambda f, k: dsm_loss(f, k, theta0, x, alpha_fn=al.vp_alpha), static_argnums=0)
     wrong = functools.partial(exact, shift=0.3)
     l_exact, l_wrong = float(loss(exact, jax.random.key(3))), float(loss(wrong, jax.random.key(3)))
-    l_net = float(dsm_loss(net, jax.random.key(3), theta0, x))
-    assert l_exact < l_wrong < l_net + 10
+    assert l_exact < l_wrong
     np.testing.assert_allclose(l_wrong - l_exact, 2 * 0.3**2, rtol=0.15)  # E||ε* + s - ε||² = L* + ||s||²
 
 
