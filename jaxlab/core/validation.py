@@ -228,12 +228,15 @@ def check_psd(a: Any, name: str, *, atol: float = 1e-8, strict: bool = False) ->
 
 
 def check_quadrature(nodes: Any, weights: Any, d: int, *, name: str = "quadrature", atol: float = 1e-8):
-    """Validate a user quadrature rule ``(nodes (Q, d), weights (Q,))``, weights nonnegative summing to 1.
+    """Validate a user quadrature rule ``(nodes (Q, d), weights (Q,))``, weights nonnegative summing to 1
+    (within ``atol``, or 64 machine epsilons of the weights' dtype if larger).
 
     Returns the pair as arrays.
     """
     nodes = as_array(nodes, f"{name} nodes", ndim=2, shape=(None, d))
     weights = as_array(weights, f"{name} weights", ndim=1, shape=(nodes.shape[0],))
+    # A float32 rule cannot sum to 1 closer than its rounding allows.
+    atol = max(atol, 64 * float(jnp.finfo(weights.dtype).eps))
     check_simplex(weights, f"{name} weights", atol=atol)
     return nodes, weights
 

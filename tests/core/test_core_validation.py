@@ -98,3 +98,8 @@ def test_value_checks_on_concrete_closures_work_inside_jit():
         return x * w
 
     assert float(f(2.0).sum()) == 6.0
+
+
+def test_float32_quadrature_rules_pass_the_sum_check():
+    w = jnp.full(7, 1 / 7, dtype=jnp.float32)
+    v.check_quadrature(jnp.zeros((7, 1), jnp.float32), w, 1)
