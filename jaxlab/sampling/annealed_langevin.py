@@ -216,7 +216,7 @@ def linhart_score(prior_score, post_scores, Lambda_t, prior_prec_t, post_precs_t
     else:
         post = post_precs_t @ post_scores.sum(0)
     # an explicit inverse: under vmap over θ with a shared Λ_t it is computed once, whereas solve/lu_solve
-    # broadcast Λ_t and factorise it per particle (10x slower in bench/langevin.py)
+    # broadcast Λ_t and factorise it per particle (10x slower in bench/sampling.py)
     return jnp.linalg.inv(Lambda_t) @ ((1 - n) * prior_prec_t @ prior_score + post)
 
 

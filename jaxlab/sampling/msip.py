@@ -30,7 +30,7 @@ Stationarity of ``F`` gives ``K diag(w*) Y = V1``, i.e. the MSIP fixed-point map
 
 computed with **one** factorisation of ``K`` and one solve with ``d + 1`` right-hand sides (never an explicit
 inverse). The solve is LAPACK's LU (``jnp.linalg.solve``), not Cholesky: on CPU, XLA's Cholesky of a
-1000 × 1000 float32 matrix took 1.16 s against 0.22 s for the LU solve (``bench/msip.py``). The last column
+1000 × 1000 float32 matrix took 1.16 s against 0.22 s for the LU solve (``bench/sampling.py``). The last column
 of that solve is ``K⁻¹ v̂0``, so the normalized weights ``w̄ = w*/Σ_i w*_i`` at the same nodes come for free.
 Both ``T`` and ``w̄`` are ratios of linear combinations
 of ``v̂0``: adding a constant to ``log π̃`` (multiplying ``Z``) changes nothing, even when ``exp(log π̃)``

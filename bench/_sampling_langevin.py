@@ -12,7 +12,7 @@ Cases (one JSON line each, ``ratio`` = peer time / our time, > 1 means jaxlab is
   Reports chains x steps per second and the W2 of the final particles' Gaussian fit to the tall posterior.
 - ``ula_P10000_d{2,100}``: 10^4 particles x 20 steps (spec B.7; quality is then the transient variance).
 
-Run: ``python bench/langevin.py``.
+Run: ``python bench/sampling.py`` (with the MSIP benchmark), or ``python bench/_sampling_langevin.py``.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ The authors' PyTorch code (``nak_torch``) is not on PyPI and torch is not instal
 our own numpy float32 implementation of the same step (Gram matrix, ``np.linalg.solve``, no explicit inverse).
 Flush-to-zero state is reported for both stacks: XLA's CPU runtime flushes subnormals, numpy does not.
 
-Run: ``python bench/msip.py [step|quality]`` (one JSON line per case; both groups by default).
+Run: ``python bench/sampling.py`` (with the Langevin benchmark), or ``python bench/_sampling_msip.py [step|quality]``
+(one JSON line per case; both groups by default).
 """
 
 from __future__ import annotations

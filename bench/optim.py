@@ -10,7 +10,7 @@
     sigma, clip, Poisson batches and steps. Opacus (the spec's peer) needs PyTorch, which is not installed
     here: the optax loop is the closest honest reference.
 
-Run: ``python bench/denoise.py``.
+Run: ``python bench/optim.py``.
 """
 
 from __future__ import annotations
