@@ -120,7 +120,8 @@ def link_moments(link: LinkSpec, n_nodes: int = 150) -> tuple[float, float, floa
 def _eval64(fn, z: np.ndarray) -> np.ndarray:
     # Quadrature of link moments runs in float64 even when the session is in float32.
     x64 = jax.enable_x64 if hasattr(jax, "enable_x64") else jax.experimental.enable_x64
-    with x64(True):
+    # compile-time evaluation: link moments are constants even when the caller is being traced by jit.
+    with x64(True), jax.ensure_compile_time_eval():
         return np.asarray(fn(jnp.asarray(z, dtype=jnp.float64)), dtype=np.float64)
 
 

@@ -149,3 +149,11 @@ def test_bad_inputs():
         unfolding_estimator(jnp.full((5, 4), jnp.nan), jnp.ones(5), 2, 2)
     with pytest.raises(ValueError, match="n must be >= 1"):
         sample_data(jax.random.key(0), W_TOY, 0, MSIMConfig(2, 2, ("linear", "linear")))
+
+
+def test_first_chaos_streaming_works_under_jit():
+    cfg = MSIMConfig(3, 2, ("tanh", "linear"))
+    ws = sample_features(jax.random.key(0), 3, 2)
+    f = jax.jit(lambda k: first_chaos_mc(k, ws, 64, cfg, chunk=32))
+    np.testing.assert_allclose(f(jax.random.key(1)), first_chaos_mc(jax.random.key(1), ws, 64, cfg, chunk=32),
+                               rtol=1e-12)
