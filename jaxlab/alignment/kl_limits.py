@@ -164,12 +164,7 @@ class ProxyGap(NamedTuple):
 
 
 def _rewards(r, name: str = "r", ndim=1) -> jax.Array:
-    r = as_array(r, name, ndim=ndim, kind="float")
-    # numpy, not core.check_finite: a closed-over constant is concrete but jnp ops on it trace under jit
-    if is_concrete(r) and not np.all(np.isfinite(np.asarray(r))):
-        raise ValueError(f"{name} must be finite, got NaN or infinite entries in an array of shape "
-                         f"{tuple(r.shape)}")
-    return r
+    return as_array(r, name, ndim=ndim, kind="float", finite=True)
 
 
 def _log_policy(log_pi0, r=None) -> jax.Array:

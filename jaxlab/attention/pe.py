@@ -66,13 +66,8 @@ __all__ = [
 
 
 def _pe(E, name: str = "E") -> Array:
-    """Validate a PE matrix: 2-D, real floating, finite (when concrete).
-
-    The value check runs under ``jax.ensure_compile_time_eval`` so that a concrete array closed over by a
-    jitted or scanned function is checked eagerly instead of turning into a tracer inside the check.
-    """
-    with jax.ensure_compile_time_eval():
-        return as_array(E, name, ndim=2, finite=True)
+    """Validate a PE matrix: 2-D, real floating, finite (when concrete)."""
+    return as_array(E, name, ndim=2, finite=True)
 
 
 def _even_dim(d, name: str) -> int:

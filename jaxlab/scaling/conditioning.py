@@ -46,7 +46,7 @@ from jax.scipy.special import logsumexp
 from jaxlab.core.citations import cites
 from jaxlab.core.types import Array, Float
 from jaxlab.core.validation import as_array, check_in_range, check_ndim, check_positive, is_concrete
-from jaxlab.scaling.laws import Covariates, as_finite, covariates, resolve_law
+from jaxlab.scaling.laws import Covariates, covariates, resolve_law
 from jaxlab.scaling.papers import HOFFMANN, KRICHELI, TRANSTRUM
 
 __all__ = [
@@ -135,7 +135,7 @@ def _design(N: Any, D: Any) -> Covariates:
 
 
 def _exponent(v: Any, name: str) -> Array:
-    return as_finite(v, name, ndim=0)
+    return as_array(v, name, ndim=0, finite=True)
 
 
 def _log_weights(log_N: Array, alpha: Array) -> Array:
@@ -184,7 +184,7 @@ def asymptotic_collinear_kappa(N: Any, alpha: Any, delta: Any) -> Float[Array, "
 
     Raises ``ValueError`` when N has a single distinct value (Var(ln N) = 0: nothing to fit a slope to).
     """
-    N = as_finite(N, "N", ndim=1)
+    N = as_array(N, "N", ndim=1, finite=True)
     check_in_range(N, "N", 0.0, math.inf, lo_open=True)
     if is_concrete(N) and np.all(np.asarray(N) == np.asarray(N)[0]):
         raise ValueError(f"N must have at least two distinct values (Var(ln N) > 0), got all N = "
@@ -246,7 +246,7 @@ def is_well_conditioned(N: Any, D: Any, alpha: Any, beta: Any, kappa_max: Any) -
 def min_log_tpp_spread(N: Any, alpha: Any, beta: Any, kappa_max: Any) -> Float[Array, ""]:
     """sigma_k* = sqrt(max(0, tau(kappa*) - delta^2 Var_p(ln N))) / beta: the smallest standard deviation of
     ln(D/N) (independent of N) for which kappa_AB <= kappa_max, to second order in s."""
-    N = as_finite(N, "N", ndim=1)
+    N = as_array(N, "N", ndim=1, finite=True)
     check_in_range(N, "N", 0.0, math.inf, lo_open=True)
     check_positive(beta, "beta")
     alpha, beta = _exponent(alpha, "alpha"), _exponent(beta, "beta")

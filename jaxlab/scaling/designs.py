@@ -17,9 +17,9 @@ import jax.numpy as jnp
 
 from jaxlab.core.citations import cites
 from jaxlab.core.types import Array, Key
-from jaxlab.core.validation import check_in_range, check_int, check_positive
+from jaxlab.core.validation import as_array, check_in_range, check_int, check_positive
 from jaxlab.scaling.fit import lm_solve
-from jaxlab.scaling.laws import ChinchillaParams, Covariates, as_finite, chinchilla_log_loss, covariates
+from jaxlab.scaling.laws import ChinchillaParams, Covariates, chinchilla_log_loss, covariates
 from jaxlab.scaling.papers import KRICHELI
 
 __all__ = [
@@ -32,7 +32,7 @@ __all__ = [
 
 
 def _positive_vector(x: Any, name: str) -> Array:
-    x = as_finite(x, name, ndim=1)
+    x = as_array(x, name, ndim=1, finite=True)
     check_in_range(x, name, 0.0, float("inf"), lo_open=True)
     return x
 

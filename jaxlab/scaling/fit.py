@@ -42,9 +42,9 @@ from jaxlab.core.citations import cites
 from jaxlab.core.loop import RunTrace, run
 from jaxlab.core.sharding import sharded_vmap
 from jaxlab.core.types import Array, Float, Key
-from jaxlab.core.validation import check_int, check_positive, is_concrete
+from jaxlab.core.validation import as_array, check_int, check_positive, is_concrete
 from jaxlab.scaling.conditioning import _float32_warning, jacobian
-from jaxlab.scaling.laws import ChinchillaParams, Covariates, _check_X, as_finite, resolve_law
+from jaxlab.scaling.laws import ChinchillaParams, Covariates, _check_X, resolve_law
 from jaxlab.scaling.papers import BESIROGLU, HOFFMANN
 
 __all__ = [
@@ -130,9 +130,9 @@ def _check_data(law: Any, theta: Any, X: Any, log_L: Any, weights: Any = None, *
         raise ValueError(f"X.log_N must be 1-dimensional (one entry per data point), got shape "
                          f"{X.log_N.shape}")
     n = X.log_N.shape[0]
-    log_L = as_finite(log_L, "log_L", shape=(n,))
+    log_L = as_array(log_L, "log_L", shape=(n,), finite=True)
     if weights is not None:
-        weights = as_finite(weights, "weights", shape=(n,))
+        weights = as_array(weights, "weights", shape=(n,), finite=True)
     leaves = jax.tree_util.tree_leaves(theta)
     if not leaves:
         raise ValueError("theta must have at least one parameter, got an empty pytree")

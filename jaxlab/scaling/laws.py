@@ -146,15 +146,6 @@ class FarseerParams(NamedTuple):
     gamma: Array
 
 
-def as_finite(x: Any, name: str, **kw: Any) -> Array:
-    """:func:`~jaxlab.core.validation.as_array` plus a finiteness check done in numpy, so that it also works
-    on concrete arrays closed over inside ``jit`` (where a ``jnp`` reduction would be staged)."""
-    arr = as_array(x, name, **kw)
-    if is_concrete(arr) and not np.all(np.isfinite(np.asarray(arr))):
-        raise ValueError(f"{name} must be finite, got non-finite entries in an array of shape {arr.shape}")
-    return arr
-
-
 def _check_positive_entries(v: Any, name: str) -> None:
     if is_concrete(v):
         check_in_range(v, name, 0.0, math.inf, lo_open=True, hi_open=True)
@@ -184,13 +175,13 @@ MUENNIGHOFF_2023 = MuennighoffParams(*(jnp.asarray(v) for v in (
 def _check_X(X: Any, *, need_U: bool = False) -> Covariates:
     if not isinstance(X, Covariates):
         raise TypeError(f"X must be a jaxlab.scaling.laws.Covariates, got {type(X).__name__}")
-    log_N = as_finite(X.log_N, "X.log_N")
-    log_D = as_finite(X.log_D, "X.log_D")
+    log_N = as_array(X.log_N, "X.log_N", finite=True)
+    log_D = as_array(X.log_D, "X.log_D", finite=True)
     if log_N.shape != log_D.shape:
         raise ValueError(f"X.log_N and X.log_D must have the same shape, got {log_N.shape} and {log_D.shape}")
     log_U = None
     if X.log_U is not None:
-        log_U = as_finite(X.log_U, "X.log_U", shape=log_N.shape)
+        log_U = as_array(X.log_U, "X.log_U", shape=log_N.shape, finite=True)
     elif need_U:
         raise ValueError("X.log_U (log unique tokens) is required by the Muennighoff law, got None")
     return Covariates(log_N, log_D, log_U)
@@ -202,13 +193,13 @@ def covariates(N: Any, D: Any, U: Any = None) -> Covariates:
 
     Raises ``ValueError`` for non-positive or non-finite entries, mismatched shapes, or U_D > D.
     """
-    N = as_finite(N, "N")
-    D = as_finite(D, "D", shape=N.shape)
+    N = as_array(N, "N", finite=True)
+    D = as_array(D, "D", shape=N.shape, finite=True)
     check_in_range(N, "N", 0.0, math.inf, lo_open=True)
     check_in_range(D, "D", 0.0, math.inf, lo_open=True)
     log_U = None
     if U is not None:
-        U = as_finite(U, "U", shape=N.shape)
+        U = as_array(U, "U", shape=N.shape, finite=True)
         check_in_range(U, "U", 0.0, math.inf, lo_open=True)
         if is_concrete((U, D)) and np.any(np.asarray(U) > np.asarray(D) * (1 + 1e-12)):
             i = int(np.argmax(np.asarray(U) - np.asarray(D)))
@@ -298,7 +289,7 @@ def loss(law: str | Callable, p: Any, N: Any, D: Any, U: Any = None) -> Array:
 def chinchilla_compute_optimal(p: ChinchillaParams, C: Any, flops_per_token_param: float = 6.0
                                ) -> tuple[Array, Array]:
     """Compute-optimal ``(N_opt, D_opt)`` of L1 for a budget C = flops_per_token_param * N * D."""
-    C = as_finite(C, "C")
+    C = as_array(C, "C", finite=True)
     check_in_range(C, "C", 0.0, math.inf, lo_open=True)
     check_positive(flops_per_token_param, "flops_per_token_param")
     alpha, beta = p.alpha, p.beta
