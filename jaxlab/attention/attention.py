@@ -40,6 +40,9 @@ __all__ = ["MeanPoolAttention", "attention_heads", "attention_mean_pool", "equiv
            "invariant_deviation"]
 
 
+_SCORES_PER_CHUNK = 2**24  # 64 MiB of float32 scores per chunk of a batch
+
+
 def _field(params: Any, name: str):
     return params[name] if isinstance(params, dict) else getattr(params, name)
 
@@ -107,15 +110,21 @@ def attention_mean_pool(params: Any, x: Float[Array, "*b n d"], pe=None, bias=No
                         rope: bool = False) -> Float[Array, "*b hv"]:
     """``g(X; E) = (1/n) 1ᵀ A (Z W_V)`` (heads concatenated), the mean over the valid tokens.
 
-    ``x`` is one sequence (n, d) with ``mask`` (n,), or a batch (B, n, d) with ``mask`` (B, n) (mapped with
-    ``vmap``; ``pe`` and ``bias`` are shared by the batch).
+    ``x`` is one sequence (n, d) with ``mask`` (n,), or a batch (B, n, d) with ``mask`` (B, n) (``pe`` and
+    ``bias`` are shared by the batch). A batch is mapped in chunks of at most ``_SCORES_PER_CHUNK`` attention
+    scores (``vmap`` inside a chunk, a loop over chunks), so memory stays bounded for long sequences.
     """
     x = as_array(x, "x", ndim=(2, 3))
     if x.ndim == 3:
         if mask is not None:
             mask = as_array(mask, "mask", kind="bool", ndim=2, shape=x.shape[:2])
-        return jax.vmap(lambda xi, mi: attention_mean_pool(params, xi, pe, bias, mi, rope),
-                        in_axes=(0, None if mask is None else 0))(x, mask)
+        n, H = x.shape[1], check_int(_field(params, "num_heads"), "num_heads", min_value=1)
+        chunk = max(1, min(x.shape[0], _SCORES_PER_CHUNK // (H * n * n)))
+        if mask is None:
+            return jax.lax.map(lambda xi: attention_mean_pool(params, xi, pe, bias, None, rope), x,
+                               batch_size=chunk)
+        return jax.lax.map(lambda xm: attention_mean_pool(params, xm[0], pe, bias, xm[1], rope), (x, mask),
+                           batch_size=chunk)
     # Pool before multiplying by the values: (1/n) 1ᵀ (A V) = ((1/n) 1ᵀ A) V costs n² + n d_v per head
     # instead of the n² d_v of the per-token outputs (half the flops of the forward pass and of its gradient).
     # With P = exp(S - max_j S) and r_i = 1 / Σ_j P_ij, the mean attention each key receives is rᵀP / n: one
