@@ -1,0 +1,68 @@
+"""Spiking neural networks: the Dormant Spiking Neuron (DSN) and plain LIF with surrogate-gradient BPTT,
+synaptic-operation counting and the MAC/AC energy model (:mod:`~jaxlab.snn.dsn`), a small conv DSN network with
+its optax training step (:mod:`~jaxlab.snn.network`) and the digits datasets (:mod:`~jaxlab.snn.data`)."""
+
+from jaxlab.snn import data, dsn, network
+from jaxlab.snn.data import digits_dataset, digits_events
+from jaxlab.snn.dsn import (
+    E_AC,
+    E_MAC,
+    DSNParams,
+    DSNState,
+    check_params,
+    deep_inhibition_fraction,
+    dormant_fraction,
+    dsn_init,
+    dsn_scan,
+    dsn_step,
+    energy_pj,
+    heaviside_sg,
+    lif_scan,
+    lif_step,
+    sop_conv,
+    sop_dense,
+)
+from jaxlab.snn.network import (
+    DSNConvNet,
+    SpikeTrace,
+    apply,
+    energy_report,
+    evaluate,
+    fit,
+    make_model,
+    train_step,
+    trainable,
+)
+
+__all__ = [
+    "E_AC",
+    "E_MAC",
+    "DSNConvNet",
+    "DSNParams",
+    "DSNState",
+    "SpikeTrace",
+    "apply",
+    "check_params",
+    "data",
+    "deep_inhibition_fraction",
+    "digits_dataset",
+    "digits_events",
+    "dormant_fraction",
+    "dsn",
+    "dsn_init",
+    "dsn_scan",
+    "dsn_step",
+    "energy_pj",
+    "energy_report",
+    "evaluate",
+    "fit",
+    "heaviside_sg",
+    "lif_scan",
+    "lif_step",
+    "make_model",
+    "network",
+    "sop_conv",
+    "sop_dense",
+    "train_step",
+    "trainable",
+]
