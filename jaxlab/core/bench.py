@@ -16,7 +16,7 @@ from typing import Any
 import jax
 import numpy as np
 
-__all__ = ["calibration_gflops", "emit", "time_fn"]
+__all__ = ["calibration_gflops", "emit", "time_fn", "time_interleaved"]
 
 
 def _block(x: Any) -> Any:
@@ -41,6 +41,24 @@ def time_fn(fn: Callable[..., Any], *args: Any, repeats: int = 7, min_time: floa
         times.append(dt)
         spent += dt
     return {"first_s": first, "median_s": statistics.median(times), "min_s": min(times)}
+
+
+def time_interleaved(calls: dict[str, tuple[Callable[..., Any], tuple]], repeats: int = 15) -> dict[str, dict]:
+    """Time several ``name: (fn, args)`` calls round-robin, so that load changes on a shared machine hit them
+    alike; each gets ``time_fn``'s ``{"first_s", "median_s", "min_s"}``. Ratios of medians taken this way are
+    far steadier than ratios of separately timed medians."""
+    out: dict[str, dict] = {}
+    for name, (fn, args) in calls.items():
+        t0 = time.perf_counter()
+        _block(fn(*args))
+        out[name] = {"first_s": time.perf_counter() - t0, "times": []}
+    for _ in range(repeats):
+        for name, (fn, args) in calls.items():
+            t0 = time.perf_counter()
+            _block(fn(*args))
+            out[name]["times"].append(time.perf_counter() - t0)
+    return {k: {"first_s": v["first_s"], "median_s": statistics.median(v["times"]), "min_s": min(v["times"])}
+            for k, v in out.items()}
 
 
 def calibration_gflops(n: int = 1024, repeats: int = 5) -> float:

@@ -86,7 +86,8 @@ Plan = Callable[[Any, Any], tuple[tuple[Any, ...], tuple[Any, ...]]]
 
 class DenoiseState(NamedTuple):
     """State :math:`S_t`: the estimate ``m`` = :math:`m_t`, the parameters ``prev_params`` = :math:`x_t` and
-    ``count`` = :math:`t` (observations absorbed so far)."""
+    ``count`` = :math:`t` (observations absorbed so far). Denoisers that never query away from :math:`x_t`
+    (:func:`ema`) do not need :math:`x_t` and keep ``prev_params = ()``: one parameter copy less per step."""
 
     m: Params
     prev_params: Params
@@ -151,7 +152,8 @@ def harmonic() -> Callable[[Any], Any]:
     return lambda count: 1.0 / (jnp.asarray(count) + 1.0)
 
 
-def _build(alpha_fn: Callable[[Any], Any], plan: Plan, num_queries: int, init: str) -> Denoiser:
+def _build(alpha_fn: Callable[[Any], Any], plan: Plan, num_queries: int, init: str, *,
+           track_params: bool = True) -> Denoiser:
     if init not in ("first", "zero"):
         raise ValueError(f"init must be 'first' or 'zero', got {init!r}")
 
@@ -163,7 +165,8 @@ def _build(alpha_fn: Callable[[Any], Any], plan: Plan, num_queries: int, init: s
 
     def init_fn(params):
         _check_float_tree(params, "params")
-        return DenoiseState(optax.tree_utils.tree_zeros_like(params), params, jnp.zeros((), jnp.int32))
+        prev = params if track_params else ()
+        return DenoiseState(optax.tree_utils.tree_zeros_like(params), prev, jnp.zeros((), jnp.int32))
 
     def step_of(state, params):
         d = jax.tree_util.tree_map(lambda x, p: jnp.where(state.count == 0, 0, x - p), params, state.prev_params)
@@ -174,7 +177,9 @@ def _build(alpha_fn: Callable[[Any], Any], plan: Plan, num_queries: int, init: s
         if params is None:
             raise ValueError("params must be the current parameters x_t, got None")
         _check_float_tree(params, "params")
-        _check_same_structure(params, state.prev_params, "params", "the denoiser state")
+        _check_same_structure(params, state.m, "params", "the denoiser state")
+        if not track_params:
+            return (params,) * num_queries
         d, gammas, _ = step_of(state, params)
         return tuple(
             params if isinstance(g, float) and g == 0.0
@@ -208,7 +213,7 @@ def _build(alpha_fn: Callable[[Any], Any], plan: Plan, num_queries: int, init: s
         a = effective_alpha(state.count)
         m = optax.tree_utils.tree_update_moment(updates, state.m, 1.0 - a, 1)
         m = optax.tree_utils.tree_cast_like(m, state.m)
-        return m, DenoiseState(m, params, state.count + 1)
+        return m, DenoiseState(m, params if track_params else (), state.count + 1)
 
     return Denoiser(init_fn, update_fn, query_points, combine, num_queries)
 
@@ -223,7 +228,7 @@ def ema(alpha: Alpha, *, init: str = "first") -> Denoiser:
       alpha: float in (0, 1] or an optax schedule of the 0-based count with values in (0, 1].
       init: ``"first"`` (:math:`m_1 = q_1`, default) or ``"zero"`` (:math:`m_0 = 0`, parity with references).
     """
-    return _build(_alpha_fn(alpha, "alpha"), lambda count, a: ((0.0,), (1.0,)), 1, init)
+    return _build(_alpha_fn(alpha, "alpha"), lambda count, a: ((0.0,), (1.0,)), 1, init, track_params=False)
 
 
 @cites(DENOISE, IGT, NSGD)
