@@ -1,0 +1,208 @@
+r"""Fourier structure of re-uploading QNNs: spectrum, redundancies, exact coefficients, coefficient Jacobian.
+
+Papers: Schuld, Sweke, Meyer, "Effect of data encoding on the expressive power of variational quantum machine
+learning models" (arXiv:2008.08605); Xu, Zhang, Yan, "The Spectral Amplitude Principle for Dynamics of Quantum
+Neural Networks" (arXiv:2409.06682). Spec ``qnn.md`` section 3.3.
+
+* A QNN is a finite Fourier series ``f_θ(x) = Σ_{ω∈Ω} c_ω(θ) e^{iωx}`` with ``c_{-ω} = conj(c_ω)``.
+* Spectrum: ``Ω = {Λ_k − Λ_j}`` where each ``Λ`` sums one eigenvalue of every encoding generator; the
+  redundancy ``R(ω) = #{(j, k): Λ_k − Λ_j = ω}`` counts index pairs of the multisets (``Σ_ω R(ω) = Π_g dim_g²``).
+  For N unary Pauli gates (eigenvalues ±1/2), ``Ω = {−N..N}`` and ``R(ω) = C(2N, N + ω)``.
+* Coefficients, for an integer spectrum of maximum frequency W, from ``M ≥ 2W + 1`` equispaced samples
+  ``x_m = x_0 + 2πm/M``: ``c_ω = (1/M) Σ_m f(x_m) e^{−iωx_m} = e^{−iωx_0} fft(f)_ω / M``, exact (no aliasing),
+  returned in the order ω = −W..W.
+* Coefficient Jacobian ``J_{ωj} = ∂c_ω/∂θ_j``: the same transform of the Jacobian of f on the grid. The
+  parameter-shift rule bounds ``|J_{ωj}| ≤ ‖O‖`` and ``Σ_ω |J_{ωj}|² = mean_x (∂_j f)² ≤ ‖O‖²``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.flatten_util import ravel_pytree
+from jaxtyping import Array, Complex, Float
+
+from jaxlab.core.citations import cites
+from jaxlab.core.validation import as_array, check_int, is_concrete
+from jaxlab.quantum._papers import SAP, SCHULD
+from jaxlab.quantum.qnn import QNNConfig, _check_config, _check_params, _qnn_fn, encoding_scales
+
+__all__ = [
+    "coefficient_jacobian",
+    "coefficient_jacobian_of",
+    "encoding_spectrum",
+    "eval_fourier",
+    "fourier_coefficients",
+    "fourier_coeffs_of",
+    "grid",
+    "grid_coefficients",
+    "max_frequency",
+    "spectrum_from_eigenvalues",
+]
+
+_ROUND = 9  # decimals used to identify equal frequencies (eigenvalue sums are exact in binary for our scales)
+
+
+@cites(SCHULD)
+def spectrum_from_eigenvalues(eigs_per_gate: Sequence[Sequence[float]]) -> tuple[np.ndarray, np.ndarray]:
+    """``(freqs, redundancy)`` of ``Ω = {Λ_k − Λ_j}`` for encoding generators with the given eigenvalues.
+
+    ``Λ`` runs over the sums of one eigenvalue per gate, with multiplicity; ``redundancy[i]`` counts the ordered
+    pairs ``(j, k)`` with ``Λ_k − Λ_j = freqs[i]``. Frequencies are sorted ascending and symmetric about 0;
+    they come back as an int array when they are all integers.
+    """
+    if len(eigs_per_gate) == 0:
+        raise ValueError("eigs_per_gate must list at least one gate's eigenvalues, got none")
+    sums: Counter = Counter({0.0: 1})
+    for g, eigs in enumerate(eigs_per_gate):
+        e = np.asarray(eigs, dtype=np.float64).ravel()
+        if e.size == 0 or not np.all(np.isfinite(e)):
+            raise ValueError(f"eigs_per_gate[{g}] must be a non-empty list of finite eigenvalues, got {eigs!r}")
+        new: Counter = Counter()
+        for s, cnt in sums.items():
+            for lam in e:
+                new[round(s + float(lam), _ROUND)] += cnt
+        sums = new
+    diffs: Counter = Counter()
+    for a, ca in sums.items():
+        for b, cb in sums.items():
+            diffs[round(b - a, _ROUND)] += ca * cb
+    freqs = np.array(sorted(diffs))
+    red = np.array([diffs[w] for w in freqs], dtype=np.int64)
+    if np.allclose(freqs, np.round(freqs), atol=10.0 ** -(_ROUND - 1)):
+        freqs = np.round(freqs).astype(np.int64)
+    return freqs, red
+
+
+@cites(SCHULD)
+def encoding_spectrum(cfg: QNNConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Spectrum and redundancies of a QNN: ``n·L`` encoding gates ``exp(−i x β_q P/2)`` with eigenvalues ±β_q/2."""
+    beta = encoding_scales(_check_config(cfg))
+    return spectrum_from_eigenvalues([(-b / 2, b / 2) for _ in range(cfg.n_layers) for b in beta])
+
+
+def max_frequency(cfg: QNNConfig) -> int:
+    """W, the largest frequency of ``cfg``'s spectrum; raises if the spectrum is not integer (no FFT path)."""
+    beta = encoding_scales(_check_config(cfg))
+    if not np.allclose(beta, np.round(beta)):
+        raise ValueError(f"scales must be integers for the FFT path (integer frequencies), got {tuple(beta)}")
+    return round(cfg.n_layers * float(np.sum(np.abs(beta))))
+
+
+def _degree_for(cfg: QNNConfig, degree: int | None) -> int:
+    need = max_frequency(cfg)
+    if degree is None:
+        return need
+    degree = check_int(degree, "degree", min_value=0)
+    if degree < need:
+        raise ValueError(
+            f"degree must be >= {need} (the largest frequency of the model's spectrum, "
+            f"n_layers * sum(scales)), got {degree}"
+        )
+    return degree
+
+
+def grid(n_points: int, dtype=None) -> Float[Array, " M"]:
+    """The equispaced grid ``x_m = 2πm/M``, m = 0..M−1."""
+    M = check_int(n_points, "n_points", min_value=1)
+    return 2 * jnp.pi * jnp.arange(M, dtype=dtype or jnp.result_type(float)) / M
+
+
+def _check_grid(x_grid) -> jax.Array:
+    """Check that ``x_grid`` is ``x_0 + 2πm/M`` (concrete grids only)."""
+    x = as_array(x_grid, "x_grid", ndim=1, finite=True)
+    if is_concrete(x):
+        xs = np.asarray(x, dtype=np.float64)
+        M = xs.size
+        want = xs[0] + 2 * np.pi * np.arange(M) / M
+        tol = 1e-5 if x.dtype == jnp.float32 else 1e-9
+        if np.max(np.abs(xs - want)) > tol * max(1.0, abs(xs[0]) + 2 * np.pi):
+            raise ValueError(f"x_grid must be equispaced, x_m = x_0 + 2*pi*m/M with M = {M}, got {xs[:4]}...")
+    return x
+
+
+def fourier_coefficients(
+    f_vals_on_grid, degree: int | None = None, *, axis: int = 0, x0: float = 0.0
+) -> Complex[Array, "..."]:
+    """``c_ω = (1/M) Σ_m f(x_m) e^{−iω x_m}`` for ω = −W..W from samples on ``x_m = x0 + 2πm/M`` along ``axis``.
+
+    ``W = degree`` (default ``(M − 1) // 2``). Exact for a trigonometric polynomial of degree ≤ W when
+    ``M ≥ 2W + 1``; a smaller grid raises (it would alias).
+    """
+    f = as_array(f_vals_on_grid, "f_vals_on_grid", kind="complex")
+    if f.ndim == 0:
+        raise ValueError("f_vals_on_grid must have a grid axis, got a scalar")
+    M = f.shape[axis]
+    W = (M - 1) // 2 if degree is None else check_int(degree, "degree", min_value=0)
+    if M < 2 * W + 1:
+        raise ValueError(
+            f"f_vals_on_grid must have at least 2*degree + 1 = {2 * W + 1} grid points along axis "
+            f"{axis} to avoid aliasing, got {M}"
+        )
+    F = jnp.moveaxis(jnp.fft.fft(f, axis=axis), axis, 0) / M
+    c = jnp.concatenate([F[M - W :], F[: W + 1]], axis=0)  # ω = −W..−1, 0..W
+    omega = jnp.arange(-W, W + 1)
+    phase = jnp.exp(-1j * omega * x0).astype(c.dtype).reshape((-1,) + (1,) * (c.ndim - 1))
+    return jnp.moveaxis(c * phase, 0, axis)
+
+
+def grid_coefficients(vals, x_grid, degree: int | None = None) -> Complex[Array, "..."]:
+    """:func:`fourier_coefficients` of ``vals`` (grid on axis 0) sampled on the equispaced ``x_grid``."""
+    x = _check_grid(x_grid)
+    return fourier_coefficients(vals, degree, axis=0, x0=x[0])
+
+
+def fourier_coeffs_of(fn: Callable, degree: int, n_points: int | None = None) -> Complex[Array, " K"]:
+    """Coefficients ω = −degree..degree of ``fn: x -> scalar`` (vmapped) from ``n_points`` (default
+    ``2·degree + 1``) grid samples."""
+    degree = check_int(degree, "degree", min_value=0)
+    M = 2 * degree + 1 if n_points is None else check_int(n_points, "n_points", min_value=1)
+    return fourier_coefficients(jax.vmap(fn)(grid(M)), degree)
+
+
+def eval_fourier(c, x) -> Float[Array, "..."]:
+    """``Σ_ω c_ω e^{iωx}`` (real part) for ``c`` ordered ω = −W..W and ``x`` of any shape."""
+    c = as_array(c, "c", kind="complex", ndim=1)
+    if c.shape[0] % 2 != 1:
+        raise ValueError(f"c must have odd length 2W + 1 (ω = −W..W), got length {c.shape[0]}")
+    W = c.shape[0] // 2
+    x = as_array(x, "x")
+    omega = jnp.arange(-W, W + 1, dtype=x.dtype)
+    return jnp.real(jnp.exp(1j * x[..., None] * omega) @ c)
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _jacobian_on_grid(fn: Callable, params, xs: jax.Array) -> jax.Array:
+    """``(M, P)`` Jacobian of ``fn(params, x)`` w.r.t. the flattened params, for each grid point."""
+    flat, unravel = ravel_pytree(params)
+    return jax.vmap(lambda x: jax.jacrev(lambda p: fn(unravel(p), x))(flat))(xs)
+
+
+@cites(SAP)
+def coefficient_jacobian_of(fn: Callable, params, degree: int, n_points: int | None = None):
+    """``J_{ωj} = ∂c_ω/∂θ_j`` (shape ``(2·degree + 1, P)``, ω = −degree..degree) of any ``fn(params, x)``, from
+    ``n_points`` grid samples (default ``2·degree + 1``). ``params`` may be a pytree (flattened in
+    ``ravel_pytree`` order). For a non-periodic model (an MLP) this is the DFT on the training grid."""
+    degree = check_int(degree, "degree", min_value=0)
+    M = 2 * degree + 1 if n_points is None else check_int(n_points, "n_points", min_value=1)
+    xs = grid(M, ravel_pytree(params)[0].dtype)
+    return fourier_coefficients(_jacobian_on_grid(fn, params, xs), degree)
+
+
+@cites(SAP)
+def coefficient_jacobian(params, cfg: QNNConfig, degree: int | None = None) -> Complex[Array, "K P"]:
+    """``J_{ωj} = ∂c_ω/∂θ_j`` of the QNN, shape ``(2W + 1, P)`` with ω = −W..W (``W = degree``, default the
+    spectrum's maximum; a smaller ``degree`` raises with the needed value) and ``P = params.size``."""
+    W = _degree_for(cfg, degree)
+    return coefficient_jacobian_of(_qnn_fn(cfg), _check_params(params, cfg), W)
+
+
+def _binomial_redundancy(N: int) -> np.ndarray:
+    """``C(2N, N + ω)`` for ω = −N..N (the unary closed form, used by tests and claims)."""
+    return np.array([math.comb(2 * N, N + w) for w in range(-N, N + 1)], dtype=np.int64)

@@ -1,0 +1,177 @@
+r"""Quantum gates and their application to a statevector of shape ``(2,)*n``.
+
+Conventions (spec ``qnn.md`` section 3.1; the same as PennyLane): axis ``q`` of the state is qubit ``q``, the
+flattened index is big-endian (qubit 0 is the most significant bit), and rotations are
+``exp(-i φ P / 2)``:
+
+    RX(φ) = [[cos φ/2, -i sin φ/2], [-i sin φ/2, cos φ/2]]
+    RY(φ) = [[cos φ/2, -sin φ/2], [sin φ/2, cos φ/2]]
+    RZ(φ) = diag(e^{-iφ/2}, e^{iφ/2})
+    Rot(a, b, c) = RZ(c) RY(b) RZ(a)      (RZ(a) acts first)
+
+Rotation constructors broadcast over the shape of their angle: ``rx(phi)`` with ``phi`` of shape ``(k,)``
+returns ``(k, 2, 2)``. The complex dtype follows the angle: float32 -> complex64, float64 -> complex128.
+
+Applying a single-qubit gate ``U`` to qubit ``q`` is the contraction
+``ψ'[.., a, ..] = Σ_b U[a, b] ψ[.., b, ..]`` (axis ``q``). :func:`apply_1q` evaluates it on the free
+reshape ``(2^q, 2, 2^{n-q-1})`` of the state as two scaled sums of the halves ``ψ[:, 0, :]`` and
+``ψ[:, 1, :]``: the same numbers as ``moveaxis(tensordot(U, ψ, ([1], [q])), 0, q)``, but XLA fuses it
+into one elementwise pass without transposes. Two-qubit gates use the tensordot form; diagonal gates
+(RZ, CZ, phases) are elementwise products with a broadcast phase tensor.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jaxtyping import Array, Complex
+
+from jaxlab.core.validation import as_array, check_int, is_concrete
+
+__all__ = [
+    "PAULI_I",
+    "PAULI_X",
+    "PAULI_Y",
+    "PAULI_Z",
+    "apply_1q",
+    "apply_2q",
+    "apply_diag_1q",
+    "check_unitary",
+    "cnot",
+    "cz",
+    "hadamard",
+    "rot",
+    "rx",
+    "ry",
+    "rz",
+]
+
+PAULI_I = np.eye(2, dtype=np.complex128)
+PAULI_X = np.array([[0, 1], [1, 0]], dtype=np.complex128)
+PAULI_Y = np.array([[0, -1j], [1j, 0]], dtype=np.complex128)
+PAULI_Z = np.array([[1, 0], [0, -1]], dtype=np.complex128)
+
+
+def _angle(phi, name: str) -> tuple[jax.Array, jnp.dtype]:
+    phi = as_array(phi, name)
+    return phi, jnp.result_type(phi.dtype, jnp.complex64)
+
+
+def _mat(a, b, c, d) -> jax.Array:
+    """Stack four broadcast entries into ``(..., 2, 2)``."""
+    return jnp.stack([jnp.stack([a, b], -1), jnp.stack([c, d], -1)], -2)
+
+
+def rx(phi) -> Complex[Array, "... 2 2"]:
+    """RX(φ) = exp(-i φ X / 2)."""
+    phi, dt = _angle(phi, "phi")
+    c, s = jnp.cos(phi / 2).astype(dt), (-1j * jnp.sin(phi / 2)).astype(dt)
+    return _mat(c, s, s, c)
+
+
+def ry(phi) -> Complex[Array, "... 2 2"]:
+    """RY(φ) = exp(-i φ Y / 2)."""
+    phi, dt = _angle(phi, "phi")
+    c, s = jnp.cos(phi / 2).astype(dt), jnp.sin(phi / 2).astype(dt)
+    return _mat(c, -s, s, c)
+
+
+def rz(phi) -> Complex[Array, "... 2 2"]:
+    """RZ(φ) = diag(e^{-iφ/2}, e^{iφ/2})."""
+    phi, dt = _angle(phi, "phi")
+    e = jnp.exp(-0.5j * phi).astype(dt)
+    z = jnp.zeros_like(e)
+    return _mat(e, z, z, jnp.conj(e))
+
+
+def rot(a, b, c) -> Complex[Array, "... 2 2"]:
+    """Rot(a, b, c) = RZ(c) RY(b) RZ(a), in closed form:
+
+    [[e^{-i(a+c)/2} cos b/2, -e^{i(a-c)/2} sin b/2], [e^{-i(a-c)/2} sin b/2, e^{i(a+c)/2} cos b/2]].
+    """
+    a, dt = _angle(a, "a")
+    b, _ = _angle(b, "b")
+    c, _ = _angle(c, "c")
+    cb, sb = jnp.cos(b / 2), jnp.sin(b / 2)
+    p, m = jnp.exp(-0.5j * (a + c)).astype(dt), jnp.exp(0.5j * (a - c)).astype(dt)
+    return _mat(p * cb, -m * sb, jnp.conj(m) * sb, jnp.conj(p) * cb)
+
+
+def hadamard(dtype=jnp.complex64) -> Complex[Array, "2 2"]:
+    """H = (X + Z)/√2."""
+    return jnp.asarray((PAULI_X + PAULI_Z) / np.sqrt(2), dtype=dtype)
+
+
+def cnot(dtype=jnp.complex64) -> Complex[Array, "4 4"]:
+    """CNOT with the control on the first wire (index order ``(control, target)``)."""
+    return jnp.asarray(np.eye(4)[[0, 1, 3, 2]], dtype=dtype)
+
+
+def cz(dtype=jnp.complex64) -> Complex[Array, "4 4"]:
+    """CZ = diag(1, 1, 1, -1)."""
+    return jnp.asarray(np.diag([1.0, 1.0, 1.0, -1.0]), dtype=dtype)
+
+
+def check_unitary(U, name: str = "U", *, atol: float = 1e-6) -> None:
+    """Raise ``ValueError`` unless the concrete square matrix ``U`` satisfies ``|U†U - I| <= atol`` (no-op on
+    tracers: call it eagerly, e.g. with ``check=True`` in :func:`apply_1q` / :func:`apply_2q`)."""
+    if not is_concrete(U):
+        return
+    u = np.asarray(U)
+    err = float(np.max(np.abs(u.conj().T @ u - np.eye(u.shape[0]))))
+    if not err <= atol:
+        raise ValueError(f"{name} must be unitary, got max |U^dagger U - I| = {err:.3g} (atol {atol:g})")
+
+
+def _wire(q, n: int, name: str) -> int:
+    return check_int(q, f"{name} (qubit index for a {n}-qubit state)", min_value=0, max_value=n - 1)
+
+
+def _gate(U, name: str, dim: int, check: bool) -> jax.Array:
+    U = as_array(U, name, kind="complex", shape=(dim, dim))
+    if check:
+        check_unitary(U, name)
+    return U
+
+
+def _state(psi) -> jax.Array:
+    psi = as_array(psi, "psi", kind="complex")
+    if psi.ndim < 1 or any(s != 2 for s in psi.shape):
+        raise ValueError(f"psi must have shape (2,)*n, got shape {tuple(psi.shape)}")
+    return psi
+
+
+def apply_1q(psi: Complex[Array, "..."], U: Complex[Array, "2 2"], q: int, *, check: bool = False) -> jax.Array:
+    """ψ' = U acting on qubit ``q`` of ``psi`` (shape ``(2,)*n``). ``check=True`` verifies that ``U`` is
+    unitary (eagerly)."""
+    psi = _state(psi)
+    n = psi.ndim
+    q = _wire(q, n, "q")
+    U = _gate(U, "U", 2, check).astype(jnp.result_type(psi.dtype, U.dtype))
+    s = psi.reshape(2**q, 2, 2 ** (n - q - 1))
+    a, b = s[:, 0], s[:, 1]
+    out = jnp.stack([U[0, 0] * a + U[0, 1] * b, U[1, 0] * a + U[1, 1] * b], axis=1)
+    return out.reshape(psi.shape)
+
+
+def apply_2q(psi: Complex[Array, "..."], U: Complex[Array, "4 4"], q1: int, q2: int, *, check: bool = False):
+    """ψ' = U acting on qubits ``(q1, q2)`` (``U``'s index order ``(q1, q2)``, big-endian), by
+    ``tensordot(U.reshape(2,2,2,2), ψ, ([2, 3], [q1, q2]))`` and moving the new axes back."""
+    psi = _state(psi)
+    n = psi.ndim
+    q1, q2 = _wire(q1, n, "q1"), _wire(q2, n, "q2")
+    if q1 == q2:
+        raise ValueError(f"q1 and q2 must be different wires, got q1 = q2 = {q1}")
+    U = _gate(U, "U", 4, check).astype(jnp.result_type(psi.dtype, U.dtype))
+    out = jnp.tensordot(U.reshape(2, 2, 2, 2), psi, axes=([2, 3], [q1, q2]))
+    return jnp.moveaxis(out, (0, 1), (q1, q2))
+
+
+def apply_diag_1q(psi: Complex[Array, "..."], diag: Complex[Array, "2"], q: int) -> jax.Array:
+    """ψ' = diag(d0, d1) on qubit ``q``: an elementwise product with ``diag`` broadcast along axis ``q``."""
+    psi = _state(psi)
+    n = psi.ndim
+    q = _wire(q, n, "q")
+    diag = as_array(diag, "diag", kind="complex", shape=(2,))
+    return psi * diag.reshape((2,) + (1,) * (n - q - 1)).astype(jnp.result_type(psi.dtype, diag.dtype))

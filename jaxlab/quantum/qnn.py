@@ -1,0 +1,309 @@
+r"""Data re-uploading quantum neural networks on the pure-JAX statevector simulator.
+
+Papers: Xu, Zhang, Yan, "The Spectral Amplitude Principle for Dynamics of Quantum Neural Networks"
+(arXiv:2409.06682); the model class is that of Schuld, Sweke, Meyer, "Effect of data encoding on the expressive
+power of variational quantum machine learning models" (arXiv:2008.08605). The ansatz details below are
+**reconstructed** (spec ``qnn.md`` section 3.2; the paper's exact circuits are not available).
+
+Model, for ``x ∈ ℝ``:
+
+    f_θ(x) = ⟨0| U(x, θ)† O U(x, θ) |0⟩,   U(x, θ) = W_L(θ_L) S(x) W_{L-1}(θ_{L-1}) ⋯ W_1(θ_1) S(x) W_0(θ_0)
+
+* encoding ``S(x) = ⊗_q exp(-i x β_q P_q / 2)`` with ``P = X`` (``encoding="rx"``), ``Y`` or ``Z``;
+  scales ``β_q = 1`` (``"unary"``), ``2^q`` (``"binary"``), ``3^q`` (``"ternary"``) or a tuple of numbers;
+* trainable block ``W(θ_l)``: ``Rot(θ_{l,q,0}, θ_{l,q,1}, θ_{l,q,2})`` on every qubit, then the entangler:
+  a CNOT ring ``q → q+1 mod n`` (one CNOT for n = 2, none for n = 1), a CZ ring, or nothing;
+* observable ``O``: ``"z0"`` (Z on qubit 0), ``"mean_z"`` ((1/n) Σ_q Z_q), a Pauli string such as ``"ZIXI"``,
+  a Pauli sum such as ``"0.5*ZZI + 0.5*IZZ"``, or a tuple of ``(coefficient, string)`` pairs.
+
+Parameters ``θ ∈ ℝ^{(L+1)×n×3}``. Simulation: the encoding gate of a layer is multiplied into the next block's
+``Rot`` (one 2×2 matrix per qubit and layer), the CNOT ring is one fixed permutation of the 2^n amplitudes
+(a gather), a CZ ring one sign vector, and the L identical layers run under ``lax.scan`` so compile time does
+not grow with L. A Z-diagonal observable is one weighted sum of |ψ|². The complex dtype follows ``params``
+(float32 -> complex64, float64 -> complex128).
+
+:func:`param_shift_grad` is the parameter-shift reference ``∂_j f = ½[f(θ + π/2 e_j) − f(θ − π/2 e_j)]``, exact
+here because every parameter enters one gate ``exp(-i θ_j P / 2)``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jaxtyping import Array, Complex, Float
+
+from jaxlab.core.citations import cites
+from jaxlab.core.validation import as_array, check_int, check_positive
+from jaxlab.quantum._papers import SAP, SCHULD
+from jaxlab.quantum.gates import rot, rx, ry, rz
+from jaxlab.quantum.statevector import check_pauli, expval_pauli, pauli_diagonal
+
+__all__ = [
+    "ENCODINGS",
+    "ENTANGLERS",
+    "SCALES",
+    "QNNConfig",
+    "encoding_scales",
+    "init_qnn_params",
+    "observable_norm",
+    "observable_terms",
+    "param_shift_grad",
+    "qnn_apply",
+    "qnn_state",
+]
+
+ENCODINGS = ("rx", "ry", "rz")
+SCALES = ("unary", "binary", "ternary")
+ENTANGLERS = ("cnot_ring", "cz_ring", "none")
+BLOCKS = ("rot",)
+
+
+class QNNConfig(NamedTuple):
+    """Static structure of a re-uploading QNN (hashable: pass it as a static argument of ``jit``)."""
+
+    n_qubits: int
+    n_layers: int
+    encoding: str = "rx"
+    scales: str | tuple = "unary"
+    block: str = "rot"
+    entangler: str = "cnot_ring"
+    observable: str | tuple = "z0"
+
+
+def _check_config(cfg: QNNConfig) -> QNNConfig:
+    if not isinstance(cfg, QNNConfig):
+        raise TypeError(f"cfg must be a QNNConfig, got {type(cfg).__name__}")
+    check_int(cfg.n_qubits, "n_qubits", min_value=1)
+    check_int(cfg.n_layers, "n_layers", min_value=1)
+    for field, allowed in (("encoding", ENCODINGS), ("block", BLOCKS), ("entangler", ENTANGLERS)):
+        if getattr(cfg, field) not in allowed:
+            raise ValueError(f"{field} must be one of {allowed}, got {getattr(cfg, field)!r}")
+    return cfg
+
+
+def encoding_scales(cfg: QNNConfig) -> np.ndarray:
+    """β_q for q = 0..n-1 (float64 numpy array)."""
+    n = _check_config(cfg).n_qubits
+    s = cfg.scales
+    if isinstance(s, str):
+        if s not in SCALES:
+            raise ValueError(f"scales must be one of {SCALES} or a tuple of {n} numbers, got {s!r}")
+        base = {"unary": 1.0, "binary": 2.0, "ternary": 3.0}[s]
+        return base ** np.arange(n, dtype=np.float64) if s != "unary" else np.ones(n)
+    beta = np.asarray(s, dtype=np.float64)
+    if beta.shape != (n,) or not np.all(np.isfinite(beta)):
+        raise ValueError(f"scales must be one of {SCALES} or a tuple of {n} finite numbers, got {s!r}")
+    return beta
+
+
+_NUM = r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+_TERM = rf"([+-]?)\s*(?:({_NUM})\s*\*\s*)?([A-Za-z]+)"
+_SUM = re.compile(rf"\s*{_TERM}(?:\s*[+-]\s*(?:{_NUM}\s*\*\s*)?[A-Za-z]+)*\s*")
+
+
+def _parse_pauli_sum(obs: str) -> list[tuple[float, str]]:
+    """``"0.5*ZZI - 0.25*XIX + IIZ"`` -> ``[(0.5, "ZZI"), (-0.25, "XIX"), (1.0, "IIZ")]``."""
+    if not _SUM.fullmatch(obs):
+        raise ValueError(f"observable must be a Pauli string or a sum of 'c*PAULI' terms, got {obs!r}")
+    return [(float(f"{sign}{c or 1}"), p) for sign, c, p in re.findall(_TERM, obs)]
+
+
+@functools.lru_cache(maxsize=256)
+def observable_terms(cfg: QNNConfig) -> tuple[tuple[float, str], ...]:
+    """The observable of ``cfg`` as a Pauli sum ``((c_1, P_1), ...)``."""
+    n = _check_config(cfg).n_qubits
+    obs = cfg.observable
+    if obs == "z0":
+        return ((1.0, "Z" + "I" * (n - 1)),)
+    if obs == "mean_z":
+        return tuple((1.0 / n, "I" * q + "Z" + "I" * (n - q - 1)) for q in range(n))
+    if isinstance(obs, str):
+        pairs = _parse_pauli_sum(obs)
+    elif isinstance(obs, tuple) and obs and all(isinstance(t, tuple) and len(t) == 2 for t in obs):
+        pairs = [(float(c), p) for c, p in obs]
+    else:
+        raise ValueError(f"observable must be 'z0', 'mean_z', a Pauli string/sum or ((c, str), ...), got {obs!r}")
+    return tuple((c, check_pauli(p, n, "observable")) for c, p in pairs)
+
+
+def observable_norm(cfg: QNNConfig) -> float:
+    """An upper bound on ``‖O‖_op``: ``Σ_k |c_k|`` (exact for ``"z0"`` and ``"mean_z"``)."""
+    return float(sum(abs(c) for c, _ in observable_terms(cfg)))
+
+
+class _Structure(NamedTuple):
+    beta: np.ndarray
+    perm: np.ndarray | None  # CNOT ring as a gather index on the flat state
+    cz_signs: np.ndarray | None  # CZ ring as a ±1 vector
+    obs_diag: np.ndarray | None  # observable diagonal when it has only I/Z letters
+    terms: tuple
+
+
+def _bits(n: int) -> np.ndarray:
+    """(2^n, n) bits of each flat index, big-endian."""
+    idx = np.arange(2**n)
+    return (idx[:, None] >> (n - 1 - np.arange(n))[None, :]) & 1
+
+
+def _ring(n: int) -> list[tuple[int, int]]:
+    return [] if n == 1 else [(0, 1)] if n == 2 else [(q, (q + 1) % n) for q in range(n)]
+
+
+@functools.lru_cache(maxsize=256)
+def _structure(cfg: QNNConfig) -> _Structure:
+    n = cfg.n_qubits
+    beta = encoding_scales(cfg)
+    perm = signs = None
+    bits = _bits(n)
+    if cfg.entangler == "cnot_ring" and n > 1:
+        # Track where each basis state goes: |b> -> |F(b)>; then psi'[F(b)] = psi[b], i.e. psi' = psi[F^{-1}].
+        b = bits.copy()
+        for c, t in _ring(n):
+            b[:, t] ^= b[:, c]
+        image = b @ (1 << (n - 1 - np.arange(n)))
+        perm = np.argsort(image).astype(np.int32)  # psi' = psi[perm]
+    elif cfg.entangler == "cz_ring" and n > 1:
+        signs = np.ones(2**n)
+        for c, t in _ring(n):
+            signs *= np.where(bits[:, c] & bits[:, t], -1.0, 1.0)
+    terms = observable_terms(cfg)
+    diag = None
+    if all(set(p) <= {"I", "Z"} for _, p in terms):
+        diag = sum(c * pauli_diagonal(p) for c, p in terms)
+    return _Structure(beta, perm, signs, diag, terms)
+
+
+def _permute(v: jax.Array, perm: np.ndarray) -> jax.Array:
+    """``v[perm]`` for a permutation ``perm`` (unique indices, so the reverse-mode scatter needs no accumulation)."""
+    return v.at[perm].get(unique_indices=True, mode="promise_in_bounds")
+
+
+def _entangle(psi: jax.Array, st: _Structure) -> jax.Array:
+    if st.perm is not None:
+        return _permute(psi.reshape(-1), st.perm).reshape(psi.shape)
+    if st.cz_signs is not None:
+        return psi * jnp.asarray(st.cz_signs, jnp.real(psi).dtype).reshape(psi.shape)
+    return psi
+
+
+def _groups(n: int, max_size: int = 5) -> list[tuple[int, int]]:
+    """Split qubits 0..n-1 into ``ceil(n / max_size)`` contiguous groups of near-equal size ``(start, size)``."""
+    g = -(-n // max_size)
+    sizes = [n // g + (i < n % g) for i in range(g)]
+    starts = np.cumsum([0, *sizes[:-1]])
+    return [(int(a), int(k)) for a, k in zip(starts, sizes, strict=True)]
+
+
+def _kron(U: jax.Array) -> jax.Array:
+    """⊗_q U[q] for ``U`` of shape ``(k, 2, 2)`` (big-endian: ``U[0]`` acts on the most significant bit)."""
+    M = U[0]
+    for u in U[1:]:
+        M = jnp.einsum("ab,cd->acbd", M, u).reshape(2 * M.shape[0], 2 * M.shape[1])
+    return M
+
+
+def _layer(psi: jax.Array, U: jax.Array, st: _Structure) -> jax.Array:
+    """⊗_q U[q] (``U`` of shape ``(n, 2, 2)``), then the entangler.
+
+    The product of the n single-qubit gates is applied group by group: each group of ≤ 5 neighbouring qubits is
+    one ``2^k × 2^k`` Kronecker matrix contracted with the state's axis of size 2^k (a matmul), so a layer is a
+    few matmuls instead of n small passes; that keeps XLA's compile time and dispatch count low.
+    """
+    n = psi.ndim
+    for a, k in _groups(n):
+        M = _kron(U[a : a + k])
+        s = psi.reshape(2**a, 2**k, 2 ** (n - a - k))
+        psi = jnp.einsum("ab,ibj->iaj", M, s).reshape(psi.shape)
+    return _entangle(psi, st)
+
+
+def _block(theta_l: jax.Array) -> jax.Array:
+    return rot(theta_l[:, 0], theta_l[:, 1], theta_l[:, 2])
+
+
+def _check_params(params, cfg: QNNConfig) -> jax.Array:
+    shape = (cfg.n_layers + 1, cfg.n_qubits, 3)
+    return as_array(params, "params", ndim=3, shape=shape, finite=True)
+
+
+def _check_x(x) -> jax.Array:
+    return as_array(x, "x", ndim=0, finite=True)
+
+
+@functools.partial(jax.jit, static_argnums=2)
+def _state_impl(params: jax.Array, x: jax.Array, cfg: QNNConfig) -> jax.Array:
+    st = _structure(cfg)
+    dt = jnp.result_type(params.dtype, x.dtype)
+    params, x = params.astype(dt), x.astype(dt)
+    n = cfg.n_qubits
+    psi = jnp.zeros((2,) * n, jnp.result_type(dt, jnp.complex64)).at[(0,) * n].set(1)
+    psi = _layer(psi, _block(params[0]), st)
+    enc = {"rx": rx, "ry": ry, "rz": rz}[cfg.encoding](x * jnp.asarray(st.beta, dt))  # S(x), (n, 2, 2)
+
+    def body(psi, theta_l):
+        return _layer(psi, _block(theta_l) @ enc, st), None
+
+    psi, _ = jax.lax.scan(body, psi, params[1:])
+    return psi
+
+
+@functools.partial(jax.jit, static_argnums=2)
+def _apply_impl(params: jax.Array, x: jax.Array, cfg: QNNConfig) -> jax.Array:
+    psi = _state_impl(params, x, cfg)
+    st = _structure(cfg)
+    if st.obs_diag is not None:
+        p = jnp.abs(psi.reshape(-1)) ** 2
+        return jnp.sum(p * jnp.asarray(st.obs_diag, p.dtype))
+    return sum(c * expval_pauli(psi, p) for c, p in st.terms)
+
+
+@functools.lru_cache(maxsize=256)
+def _qnn_fn(cfg: QNNConfig):
+    """``(params, x) -> f_θ(x)`` for ``cfg``, one function object per config (a stable static jit argument)."""
+    return lambda params, x: _apply_impl(params, x, cfg)
+
+
+@cites(SAP, SCHULD)
+def qnn_state(params: Float[Array, "Lp1 n 3"], x: Float[Array, ""], cfg: QNNConfig) -> Complex[Array, "..."]:
+    """U(x, θ)|0…0⟩ as a ``(2,)*n`` statevector (``x`` a scalar; ``jax.vmap`` over inputs or parameters)."""
+    _check_config(cfg)
+    return _state_impl(_check_params(params, cfg), _check_x(x), cfg)
+
+
+@cites(SAP, SCHULD)
+def qnn_apply(params: Float[Array, "Lp1 n 3"], x: Float[Array, ""], cfg: QNNConfig) -> Float[Array, ""]:
+    """f_θ(x) = ⟨ψ(x, θ)| O |ψ(x, θ)⟩ for a scalar ``x`` (``jax.vmap`` for batches). The input checks run
+    at trace time; the circuit itself is jit-compiled once per ``cfg``."""
+    _check_config(cfg)
+    return _apply_impl(_check_params(params, cfg), _check_x(x), cfg)
+
+
+def init_qnn_params(key, cfg: QNNConfig, scale: float | None = None, dtype=None) -> Float[Array, "Lp1 n 3"]:
+    """θ ~ U[0, 2π) (``scale=None``, the default) or θ ~ U[-scale, scale], shape ``(L+1, n, 3)``.
+
+    The spec writes the signature as ``scale=2π``; here ``None`` stands for the default U[0, 2π), so that a
+    given ``scale`` always means the symmetric interval U[-scale, scale].
+    """
+    _check_config(cfg)
+    shape = (cfg.n_layers + 1, cfg.n_qubits, 3)
+    dtype = dtype or jnp.result_type(float)
+    if scale is None:
+        return jax.random.uniform(key, shape, dtype, 0.0, 2 * jnp.pi)
+    check_positive(scale, "scale")
+    return jax.random.uniform(key, shape, dtype, -scale, scale)
+
+
+@cites(SAP)
+def param_shift_grad(params: Float[Array, "Lp1 n 3"], x: Float[Array, ""], cfg: QNNConfig) -> Float[Array, "Lp1 n 3"]:
+    """∂f/∂θ_j = ½[f(θ + π/2 e_j) − f(θ − π/2 e_j)] for every j (a reference for ``jax.grad``)."""
+    _check_config(cfg)
+    params, x = _check_params(params, cfg), _check_x(x)
+    P = params.size
+    shifts = (jnp.pi / 2) * jnp.eye(P, dtype=params.dtype).reshape((P, *params.shape))
+    f = jax.vmap(lambda p: qnn_apply(p, x, cfg))
+    return (0.5 * (f(params + shifts) - f(params - shifts))).reshape(params.shape)

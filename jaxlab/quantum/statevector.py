@@ -1,0 +1,113 @@
+r"""Statevectors of shape ``(2,)*n`` and expectation values (spec ``qnn.md`` section 3.1).
+
+* ``zero_state(n)``: ψ[0, …, 0] = 1 (the state |0…0⟩).
+* ``expval_z(ψ, q) = Σ |ψ|² s_q`` with ``s_q = (+1, -1)`` broadcast along axis ``q`` (no contraction).
+* ``expval_pauli(ψ, "ZIXI") = ⟨ψ, P ψ⟩``: a string of I/Z only is diagonal, ``Σ |ψ|² Π_q s_q``; otherwise the
+  X/Y/Z factors are applied with :func:`jaxlab.quantum.gates.apply_1q` and the result is ``Re vdot(ψ, Pψ)``.
+* ``expval_op(ψ, O, wires) = ⟨ψ, O ψ⟩`` for a Hermitian ``O`` of shape ``(2^k, 2^k)`` on ``k`` wires, by the
+  same tensordot as a ``k``-qubit gate.
+
+Batch over states with ``jax.vmap``.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+from jaxtyping import Array, Complex, Float
+
+from jaxlab.core.validation import as_array, check_int, is_concrete
+from jaxlab.quantum.gates import PAULI_X, PAULI_Y, PAULI_Z, _state, _wire, apply_1q
+
+__all__ = [
+    "check_pauli",
+    "expval_op",
+    "expval_pauli",
+    "expval_z",
+    "normalize",
+    "pauli_diagonal",
+    "probabilities",
+    "zero_state",
+]
+
+_PAULIS = {"X": PAULI_X, "Y": PAULI_Y, "Z": PAULI_Z}
+
+
+def zero_state(n: int, dtype=jnp.complex64) -> Complex[Array, "..."]:
+    """|0…0⟩ on ``n`` qubits, shape ``(2,)*n``."""
+    n = check_int(n, "n", min_value=1)
+    return jnp.zeros((2,) * n, dtype=dtype).at[(0,) * n].set(1)
+
+
+def normalize(psi: Complex[Array, "..."]) -> Complex[Array, "..."]:
+    """ψ / ‖ψ‖."""
+    psi = _state(psi)
+    return psi / jnp.sqrt(jnp.sum(jnp.abs(psi) ** 2))
+
+
+def probabilities(psi: Complex[Array, "..."]) -> Float[Array, "..."]:
+    """|ψ|², same shape as ψ."""
+    return jnp.abs(_state(psi)) ** 2
+
+
+def expval_z(psi: Complex[Array, "..."], q: int) -> Float[Array, ""]:
+    """⟨Z_q⟩ = Σ |ψ|² s_q."""
+    psi = _state(psi)
+    q = _wire(q, psi.ndim, "q")
+    p = jnp.abs(psi) ** 2
+    return jnp.sum(jnp.moveaxis(p, q, 0) * jnp.array([1.0, -1.0], p.dtype).reshape((2,) + (1,) * (psi.ndim - 1)))
+
+
+def check_pauli(pauli: str, n: int, name: str = "pauli") -> str:
+    """Return ``pauli`` upper-cased after checking that it has ``n`` letters from ``IXYZ``."""
+    if not isinstance(pauli, str):
+        raise TypeError(f"{name} must be a string of I/X/Y/Z letters, got {type(pauli).__name__} {pauli!r}")
+    p = pauli.upper()
+    if len(p) != n:
+        raise ValueError(f"{name} must have one letter per qubit ({n}), got {len(p)} letters in {pauli!r}")
+    bad = sorted(set(p) - set("IXYZ"))
+    if bad:
+        raise ValueError(f"{name} must contain only the letters I, X, Y, Z, got {bad} in {pauli!r}")
+    return p
+
+
+def pauli_diagonal(pauli: str) -> np.ndarray:
+    """The diagonal (±1, flattened big-endian, length 2^n) of a Pauli string of I/Z letters only."""
+    d = np.ones(1)
+    for c in pauli:
+        d = np.kron(d, [1.0, -1.0] if c == "Z" else [1.0, 1.0])
+    return d
+
+
+def expval_pauli(psi: Complex[Array, "..."], pauli: str) -> Float[Array, ""]:
+    """⟨ψ, P ψ⟩ for a Pauli string ``P`` (one letter per qubit, e.g. ``"ZIXI"``)."""
+    psi = _state(psi)
+    p = check_pauli(pauli, psi.ndim)
+    if set(p) <= {"I", "Z"}:
+        d = jnp.asarray(pauli_diagonal(p), dtype=jnp.real(psi).dtype)
+        return jnp.sum(jnp.abs(psi.reshape(-1)) ** 2 * d)
+    phi = psi
+    for q, c in enumerate(p):
+        if c != "I":
+            phi = apply_1q(phi, jnp.asarray(_PAULIS[c], psi.dtype), q)
+    return jnp.real(jnp.vdot(psi, phi))
+
+
+def expval_op(psi: Complex[Array, "..."], O: Complex[Array, "d d"], wires) -> Float[Array, ""]:
+    """⟨ψ, O ψ⟩ for a Hermitian ``O`` of shape ``(2^k, 2^k)`` acting on the ``k`` distinct ``wires``."""
+    psi = _state(psi)
+    n = psi.ndim
+    wires = tuple(_wire(w, n, "wires") for w in (wires if isinstance(wires, (tuple, list)) else (wires,)))
+    if len(set(wires)) != len(wires):
+        raise ValueError(f"wires must be distinct, got {wires}")
+    k = len(wires)
+    O = as_array(O, "O", kind="complex", shape=(2**k, 2**k))
+    if is_concrete(O):
+        o = np.asarray(O)
+        err = float(np.max(np.abs(o - o.conj().T)))
+        if err > 1e-6 * max(1.0, float(np.max(np.abs(o)))):
+            raise ValueError(f"O must be Hermitian, got max |O - O^dagger| = {err:.3g}")
+    O = O.astype(jnp.result_type(psi.dtype, O.dtype))
+    out = jnp.tensordot(O.reshape((2,) * (2 * k)), psi, axes=(tuple(range(k, 2 * k)), wires))
+    out = jnp.moveaxis(out, tuple(range(k)), wires)
+    return jnp.real(jnp.vdot(psi, out))
