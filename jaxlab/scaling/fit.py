@@ -18,7 +18,11 @@ Levenberg-Marquardt with J = dr/dtheta::
     accept if F(theta + Delta) < F(theta) (lam <- lam/10), else reject (lam <- 10 lam)
 
 with W = I (least squares) or the Huber IRLS weights w_i = 1 if |r_i| <= delta else delta/|r_i| (then
-J^T W r is exactly grad F). Hoffmann initialization grid (4500 starts): alpha, beta in {0, .5, 1, 1.5, 2},
+J^T W r is exactly grad F). Each step evaluates the law once: r and J at the trial point come from one
+forward-mode pass and are carried in the state when the step is accepted. Multistart LM compacts the
+unconverged starts between chunks of steps (see :func:`fit_multistart`).
+
+Hoffmann initialization grid (4500 starts): alpha, beta in {0, .5, 1, 1.5, 2},
 e in {-1, -.5, 0, .5, 1}, a, b in {0, 5, ..., 25}.
 
 Uncertainty: Cov(theta_hat) = s^2 (J^T J)^+, s^2 = sum r_i^2 / (n - p) (pseudo-inverse from the SVD of J);
@@ -90,13 +94,16 @@ class LBFGSState(NamedTuple):
 
 
 class LMState(NamedTuple):
-    """Levenberg-Marquardt iterate: parameters, damping lam, objective, step count, convergence flag."""
+    """Levenberg-Marquardt iterate: parameters, damping lam, objective, step count, convergence flag, and the
+    residuals ``r`` and Jacobian ``J`` at ``theta`` (carried so that each step evaluates the law once)."""
 
     theta: Any
     lam: Array
     value: Array
     step: Array
     converged: Array
+    r: Array
+    J: Array
 
 
 def _check_delta(delta: Any) -> None:
@@ -249,6 +256,15 @@ def _lm_value(fn, theta, X, log_L, huber_delta):
     return _loss_sum(_residuals(fn, theta, X, log_L), huber_delta, None)
 
 
+def _residuals_and_jacobian(fn, flat, unravel, X, log_L):
+    """``r(theta)`` and ``J = dr/dtheta`` from one forward-mode pass: the primal of the ``p`` Jacobian-vector
+    products is shared, so the law's transcendental functions are evaluated once (they dominate a step)."""
+    f = lambda v: fn(unravel(v), X).reshape(-1)  # noqa: E731
+    basis = jnp.eye(flat.shape[0], dtype=flat.dtype)
+    ln_hat, JT = jax.vmap(lambda t: jax.jvp(f, (flat,), (t,)), out_axes=(None, 0))(basis)
+    return ln_hat - log_L.reshape(-1), JT.T
+
+
 @cites(HOFFMANN)
 def lm_init(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, lam0: float = 1e-3, *,
             huber_delta: Any = None) -> LMState:
@@ -256,8 +272,10 @@ def lm_init(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, lam0: f
     fn, X, log_L, _, _ = _check_data(law, theta0, X, log_L)
     check_positive(lam0, "lam0")
     _check_delta(huber_delta)
-    value = _lm_value(fn, theta0, X, log_L, huber_delta)
-    return LMState(theta0, jnp.asarray(lam0, dtype=value.dtype), value, jnp.asarray(0), jnp.asarray(False))
+    flat, unravel = ravel_pytree(theta0)
+    r, J = _residuals_and_jacobian(fn, flat, unravel, X, log_L)
+    value = _loss_sum(r, huber_delta, None)
+    return LMState(theta0, jnp.asarray(lam0, dtype=value.dtype), value, jnp.asarray(0), jnp.asarray(False), r, J)
 
 
 @cites(HOFFMANN)
@@ -266,8 +284,7 @@ def lm_step(law: str | Callable, state: LMState, X: Covariates, log_L: Any, hube
     """One damped Gauss-Newton step (IRLS-weighted when ``huber_delta``); accept only if F decreases."""
     fn = resolve_law(law)
     flat, unravel = ravel_pytree(state.theta)
-    r = _residuals(fn, state.theta, X, log_L)
-    J = jacobian(fn, state.theta, X)
+    r, J = state.r, state.J
     if huber_delta is None:
         w = jnp.ones_like(r)
     else:
@@ -277,14 +294,16 @@ def lm_step(law: str | Callable, state: LMState, X: Covariates, log_L: Any, hube
     d = jnp.diag(H)
     step = jnp.linalg.solve(H + state.lam * jnp.diag(jnp.maximum(d, 1e-30 * jnp.max(d))), -g)
     theta_new = unravel(flat + step)
-    value_new = _lm_value(fn, theta_new, X, log_L, huber_delta)
+    r_new, J_new = _residuals_and_jacobian(fn, flat + step, unravel, X, log_L)
+    value_new = _loss_sum(r_new, huber_delta, None)
     accept = jnp.isfinite(value_new) & (value_new < state.value) & jnp.all(jnp.isfinite(step))
     rel = (state.value - value_new) / jnp.maximum(state.value, jnp.finfo(r.dtype).tiny)
     stalled = state.lam >= 1e15
     done = (accept & (rel <= tol)) | stalled | (state.value == 0)
     theta = jax.tree_util.tree_map(lambda a, b: jnp.where(accept, b, a), state.theta, theta_new)
     lam = jnp.clip(jnp.where(accept, state.lam / 10, state.lam * 10), 1e-15, 1e16)
-    new = LMState(theta, lam, jnp.where(accept, value_new, state.value), state.step + 1, done)
+    r, J = jnp.where(accept, r_new, r), jnp.where(accept, J_new, J)
+    new = LMState(theta, lam, jnp.where(accept, value_new, state.value), state.step + 1, done, r, J)
     return jax.tree_util.tree_map(lambda a, b: jnp.where(state.converged, a, b), state, new)
 
 
@@ -335,21 +354,81 @@ def _batched_fit(fn: Callable, method: str, options: tuple) -> Callable:
 
 @cites(HOFFMANN, BESIROGLU)
 def fit_multistart(law: str | Callable, thetas0: Any, X: Covariates, log_L: Any, *, method: str = "lbfgs",
-                   **kw: Any) -> tuple[FitResult, FitResult]:
+                   compact: bool | None = None, **kw: Any) -> tuple[FitResult, FitResult]:
     """Fit from every start (leading axis of ``thetas0``) in one vmapped, device-sharded call; keep the best.
 
     ``method`` is ``"lbfgs"`` (keywords of :func:`fit_lbfgs`) or ``"lm"`` (keywords of :func:`lm_solve`).
     Returns ``(best, all)``; non-finite objectives never win.
+
+    ``compact`` (``"lm"`` only; default: on when called outside ``jit``): a vmapped ``while_loop`` runs every
+    start until the slowest has converged, so starts that finish early keep costing a full step. With
+    ``compact`` the starts advance ``_LM_CHUNK`` steps at a time and only the unconverged ones (gathered on the
+    host, padded to a power of two) are carried on, so the work is about the sum of the starts' own step
+    counts instead of their maximum times their number. The iterates are the same as without it.
     """
     if method not in ("lbfgs", "lm"):
         raise ValueError(f"method must be 'lbfgs' or 'lm', got {method!r}")
     fn, X, log_L, _, _ = _check_data(law, thetas0, X, log_L, batched=True)
     for k in ("delta", "huber_delta"):
         _check_delta(kw.get(k))
-    everything = _batched_fit(fn, method, tuple(sorted(kw.items())))(thetas0, X, log_L)
+    concrete = all(is_concrete(a) for a in jax.tree_util.tree_leaves((thetas0, X, log_L)))
+    if compact is None:
+        compact = method == "lm" and concrete
+    if compact and method != "lm":
+        raise ValueError(f"compact=True needs method='lm', got method={method!r}")
+    if compact and not concrete:
+        raise ValueError("compact=True gathers unconverged starts on the host: call fit_multistart outside jit "
+                         "(or pass compact=False)")
+    if compact:
+        everything = _lm_multistart_compact(fn, thetas0, X, log_L, **kw)
+    else:
+        everything = _batched_fit(fn, method, tuple(sorted(kw.items())))(thetas0, X, log_L)
     i = jnp.argmin(jnp.where(jnp.isfinite(everything.value), everything.value, jnp.inf))
     best = jax.tree_util.tree_map(lambda a: a[i], everything)
     return best, everything
+
+
+_LM_CHUNK = 8  # LM steps between two host-side compactions of the unconverged starts
+_LM_BUCKET = 4  # active sets are padded to N / 4^k starts: a few shapes, so a few compilations
+
+
+@functools.lru_cache(maxsize=64)
+def _lm_programs(fn: Callable, huber_delta: Any, lam0: float, max_steps: int, tol: float):
+    def advance(states, idx, X, log_L):
+        """``_LM_CHUNK`` steps of the starts ``idx`` (padded with repeats of a live start), scattered back."""
+        def body(_, s):
+            nxt = lm_step(fn, s, X, log_L, huber_delta, tol=tol)
+            return jax.tree_util.tree_map(lambda a, b: jnp.where(s.step >= max_steps, a, b), s, nxt)
+
+        def run_one(s):
+            return jax.lax.fori_loop(0, _LM_CHUNK, body, s)
+
+        sub = jax.vmap(run_one)(jax.tree_util.tree_map(lambda a: a[idx], states))
+        running = ~sub.converged & (sub.step < max_steps)
+        return jax.tree_util.tree_map(lambda a, b: a.at[idx].set(b), states, sub), running
+
+    init = sharded_vmap(lambda th, X, log_L: lm_init(fn, th, X, log_L, lam0, huber_delta=huber_delta),
+                        in_axes=(0, None, None))
+    result = jax.jit(jax.vmap(lambda s, X, log_L: _lm_result(fn, s, X, log_L, huber_delta), in_axes=(0, None, None)))
+    return init, jax.jit(advance), result
+
+
+def _lm_multistart_compact(fn, thetas0, X, log_L, *, huber_delta=None, lam0: float = 1e-3, max_steps: int = 200,
+                           tol: float = 1e-12) -> FitResult:
+    max_steps = check_int(max_steps, "max_steps", min_value=1)
+    check_positive(lam0, "lam0")
+    init, advance, result = _lm_programs(fn, huber_delta, float(lam0), max_steps, float(tol))
+    states = init(thetas0, X, log_L)
+    n = jax.tree_util.tree_leaves(thetas0)[0].shape[0]
+    active = np.arange(n)
+    while active.size:
+        size = n
+        while size % _LM_BUCKET == 0 and size // _LM_BUCKET >= max(active.size, 32):
+            size //= _LM_BUCKET
+        idx = np.concatenate([active, np.full(size - active.size, active[0])])
+        states, running = advance(states, idx, X, log_L)
+        active = active[np.asarray(running)[:active.size]]
+    return result(states, X, log_L)
 
 
 # ------------------------------------------------------------------------------------------ uncertainty

@@ -56,6 +56,21 @@ def test_multistart_refit_reproduces_the_replication():
     assert float(best.grad_norm) <= 1e-5
 
 
+def test_compacted_multistart_equals_the_plain_vmapped_one():
+    # compaction only changes which starts are computed together: every start's iterates are the same
+    X, log_L = _chinchilla()
+    _, everything = _refit()  # compact (eager call)
+    starts = F.hoffmann_init_grid(reduced=True)
+    plain = jax.jit(lambda th: F.fit_multistart("chinchilla", th, X, log_L, method="lm", huber_delta=1e-3)[1])
+    ref = plain(starts)  # under jit: the vmapped while_loop
+    np.testing.assert_array_equal(np.asarray(everything.steps), np.asarray(ref.steps))
+    np.testing.assert_allclose(np.asarray(everything.value), np.asarray(ref.value), rtol=1e-12)
+    with pytest.raises(ValueError, match="outside jit"):
+        jax.jit(lambda th: F.fit_multistart("chinchilla", th, X, log_L, method="lm", compact=True)[0].value)(starts)
+    with pytest.raises(ValueError, match="method='lm'"):
+        F.fit_multistart("chinchilla", starts, X, log_L, compact=True)
+
+
 def test_lbfgs_and_scipy_reach_the_same_huber_optimum():
     X, log_L = _chinchilla()
     best, _ = _refit()
