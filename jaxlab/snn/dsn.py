@@ -38,6 +38,7 @@ argument under ``jit``; validation runs when a public function is called with co
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -218,7 +219,80 @@ def lif_step(params: DSNParams, state: DSNState, x_t: Float[Array, "..."]) -> tu
     return _lif_step(params, state, x_t)
 
 
-def _scan(step, params: DSNParams, x_seq: Any, state: DSNState | None):
+def _scan_autodiff(step, params: DSNParams, x_seq: Array, state: DSNState):
+    """The scan differentiated by JAX through every step (reference for the hand-written BPTT below)."""
+
+    def body(carry, x_t):
+        new, s = step(params, carry, x_t)
+        return new, (s, new.d, new.v)
+
+    _, (spikes, d_seq, v_seq) = jax.lax.scan(body, state, x_seq)
+    return spikes, d_seq, v_seq
+
+
+def _sg_slope(x: Array, alpha: float) -> Array:
+    sig = jax.nn.sigmoid(alpha * x)
+    return alpha * sig * (1 - sig)
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(0, 1))
+def _neuron_scan(gated: bool, cfg: tuple, v_dormant: Array, x_seq: Array, v0: Array, d0: Array):
+    # cfg = (tau, v_th, v_reset, alpha, detach_reset) as Python scalars; v_dormant may be traced.
+    p = DSNParams(cfg[0], cfg[1], cfg[2], v_dormant, cfg[3], cfg[4], True)
+    return _scan_autodiff(_dsn_step if gated else _lif_step, p, x_seq, DSNState(v0, d0))
+
+
+@_neuron_scan.defjvp
+def _neuron_scan_jvp(gated, cfg, primals, tangents):
+    r"""Tangent recursion of the neuron, linear in the tangents with coefficients computed for all t at once::
+
+        d'_t = g_t d'_{t-1} + d_{t-1} a_t (v'_{t-1} - V_D'),   h'_t = beta v'_{t-1} + x'_t,
+        s'_t = f_t d'_t + d_t b_t h'_t,                        v'_t = (1 - s_t) h'_t + k_t s'_t,
+
+    with ``g_t = Theta(v_{t-1} - V_D)``, ``a_t`` its surrogate slope, ``f_t = Theta(h_t - V_th)``, ``b_t`` its
+    slope, ``k_t = V_reset - h_t`` (0 with detach_reset). JAX transposes this scan for reverse mode, so BPTT is a
+    short reverse scan of fused multiply-adds instead of the transpose of the whole forward step.
+    """
+    v_dormant, x_seq, v0, d0 = primals
+    vd_dot, x_dot, v0_dot, d0_dot = tangents
+    tau, v_th, v_reset, alpha, detach = cfg
+    beta = 1.0 - 1.0 / tau
+    s, d_seq, v_seq = _neuron_scan(gated, cfg, v_dormant, x_seq, v0, d0)
+    v_prev = jnp.concatenate([v0[None], v_seq[:-1]])
+    h = beta * v_prev + x_seq
+    f = (h - v_th >= 0).astype(h.dtype)  # the forward's Theta, bit for bit
+    b = _sg_slope(h - v_th, alpha)
+    k = jnp.zeros_like(h) if detach else v_reset - h
+    if gated:
+        d_prev = jnp.concatenate([d0[None], d_seq[:-1]])
+        g = (v_prev - v_dormant >= 0).astype(h.dtype)
+        da = d_prev * _sg_slope(v_prev - v_dormant, alpha)
+        db = d_seq * b
+    else:
+        g = da = None
+        db = b
+
+    def body(carry, xs):
+        v_t, d_t = carry
+        if gated:
+            x_t, g_t, da_t, f_t, db_t, s_t, k_t = xs
+            d_new = g_t * d_t + da_t * (v_t - vd_dot)
+            h_t = beta * v_t + x_t
+            sp = f_t * d_new + db_t * h_t
+        else:
+            x_t, db_t, s_t, k_t = xs
+            d_new = d_t
+            h_t = beta * v_t + x_t
+            sp = db_t * h_t
+        v_new = (1 - s_t) * h_t + k_t * sp
+        return (v_new, d_new), (sp, d_new, v_new)
+
+    xs = (x_dot, g, da, f, db, s, k) if gated else (x_dot, db, s, k)
+    _, tangents_out = jax.lax.scan(body, (v0_dot, d0_dot), xs)
+    return (s, d_seq, v_seq), tangents_out
+
+
+def _scan(gated: bool, params: DSNParams, x_seq: Any, state: DSNState | None):
     check_params(params)
     x_seq = as_array(x_seq, "x_seq")
     if x_seq.ndim < 1 or x_seq.shape[0] < 1:
@@ -230,13 +304,15 @@ def _scan(step, params: DSNParams, x_seq: Any, state: DSNState | None):
             f"state must have the per-step shape of x_seq {tuple(x_seq.shape[1:])}, got v {tuple(state.v.shape)}, "
             f"d {tuple(state.d.shape)}"
         )
-
-    def body(carry, x_t):
-        new, s = step(params, carry, x_t)
-        return new, (s, new.d, new.v)
-
-    final, (spikes, d_seq, v_seq) = jax.lax.scan(body, state, x_seq)
-    return spikes, final, {"d_seq": d_seq, "v_seq": v_seq}
+    v0, d0 = state.v.astype(x_seq.dtype), state.d.astype(x_seq.dtype)
+    static = (params.tau, params.v_th, params.v_reset, params.alpha, params.detach_reset)
+    if is_concrete(static):
+        cfg = (*(float(np.asarray(c)) for c in static[:4]), bool(params.detach_reset))
+        v_dormant = jnp.asarray(params.v_dormant, x_seq.dtype)
+        spikes, d_seq, v_seq = _neuron_scan(gated, cfg, v_dormant, x_seq, v0, d0)
+    else:  # traced neuron constants: let JAX differentiate the steps
+        spikes, d_seq, v_seq = _scan_autodiff(_dsn_step if gated else _lif_step, params, x_seq, DSNState(v0, d0))
+    return spikes, DSNState(v_seq[-1], d_seq[-1]), {"d_seq": d_seq, "v_seq": v_seq}
 
 
 @cites(DSN)
@@ -249,7 +325,7 @@ def dsn_scan(
     Returns the spikes ``S_{1..T}``, the final state and ``aux = {"d_seq": D_{1..T}, "v_seq": V_{1..T}}``
     (the gate used at each step and the post-reset potential). ``state=None`` starts at rest.
     """
-    return _scan(_dsn_step, params, x_seq, state)
+    return _scan(True, params, x_seq, state)
 
 
 @cites(DSN)
@@ -257,7 +333,7 @@ def lif_scan(
     params: DSNParams, x_seq: Float[Array, "T ..."], state: DSNState | None = None
 ) -> tuple[Float[Array, "T ..."], DSNState, dict[str, Float[Array, "T ..."]]]:
     """Plain LIF (``D = 1``, ``params.v_dormant`` ignored) with the outputs of :func:`dsn_scan`."""
-    return _scan(_lif_step, params, x_seq, state)
+    return _scan(False, params, x_seq, state)
 
 
 def dormant_fraction(d_seq: Float[Array, "T ..."]) -> Float[Array, ""]:

@@ -155,7 +155,8 @@ def _check_batch_input(model: DSNConvNet, x: Any) -> Array:
             f"x must be images (B, {model.conv1.in_channels}, H, W) or events (B, T, {model.conv1.in_channels}, H, W),"
             f" got {tuple(x.shape)}"
         )
-    return x
+    # computed in the parameters' dtype (float32 images meet float64 weights when x64 is on)
+    return x.astype(model.conv1.weight.dtype)
 
 
 def apply(model: DSNConvNet, state: eqx.nn.State, x: Float[Array, "B ..."], *, inference: bool = False):

@@ -4,9 +4,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from snn_reference import sop_conv_reference, sop_dense_reference
 
 from jaxlab.snn import DSNParams, dsn_init, dsn_scan, dsn_step, energy_pj, heaviside_sg, sop_conv, sop_dense
+from jaxlab.snn._reference import sop_conv_reference, sop_dense_reference
 
 
 def bern(seed, shape, p):

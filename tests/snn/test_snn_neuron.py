@@ -5,9 +5,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from snn_reference import dsn_reference
 
 from jaxlab.snn import DSNParams, dsn_init, dsn_scan, dsn_step, heaviside_sg, lif_scan, lif_step
+from jaxlab.snn._reference import dsn_reference
 
 P = DSNParams()
 
@@ -174,3 +174,37 @@ def test_float32_stays_float32():
     x = random_input(7, (4, 3)).astype(jnp.float32)
     s, st, aux = dsn_scan(P, x)
     assert s.dtype == st.v.dtype == aux["d_seq"].dtype == jnp.float32
+
+
+@pytest.mark.parametrize("detach", [True, False])
+@pytest.mark.parametrize("gated", [True, False])
+def test_hand_written_bptt_equals_autodiff_of_the_steps(gated, detach):
+    from jaxlab.snn.dsn import DSNState, _dsn_step, _lif_step, _scan_autodiff
+
+    p = P._replace(detach_reset=detach, v_dormant=-0.2, v_reset=-0.05)
+    rng = np.random.default_rng(8)
+    x = jnp.asarray(rng.normal(0.4, 0.9, (9, 4, 3)))
+    v0, d0 = jnp.asarray(rng.normal(0, 0.3, (4, 3))), jnp.ones((4, 3))
+    w = [jnp.asarray(rng.normal(size=(9, 4, 3))) for _ in range(3)]
+    step = _dsn_step if gated else _lif_step
+    scan = dsn_scan if gated else lif_scan
+
+    def loss_fast(x, v0, d0, vd):
+        s, _, aux = scan(p._replace(v_dormant=vd), x, DSNState(v0, d0))
+        return jnp.sum(w[0] * s) + jnp.sum(w[1] * aux["d_seq"]) + jnp.sum(w[2] * jnp.sin(aux["v_seq"]))
+
+    def loss_ref(x, v0, d0, vd):
+        s, d, v = _scan_autodiff(step, p._replace(v_dormant=vd), x, DSNState(v0, d0))
+        return jnp.sum(w[0] * s) + jnp.sum(w[1] * d) + jnp.sum(w[2] * jnp.sin(v))
+
+    args = (x, v0, d0, jnp.asarray(-0.2))
+    g_fast = jax.jit(jax.grad(loss_fast, argnums=(0, 1, 2, 3)))(*args)
+    g_ref = jax.jit(jax.grad(loss_ref, argnums=(0, 1, 2, 3)))(*args)
+    for a, b in zip(g_fast, g_ref, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+    assert float(jnp.abs(g_fast[0]).sum()) > 0 and (not gated or float(jnp.abs(g_fast[3])) > 0)
+    # forward mode too
+    t = jnp.asarray(rng.normal(size=x.shape))
+    jf = jax.jvp(lambda x: loss_fast(x, v0, d0, args[3]), (x,), (t,))[1]
+    jr = jax.jvp(lambda x: loss_ref(x, v0, d0, args[3]), (x,), (t,))[1]
+    np.testing.assert_allclose(jf, jr, rtol=1e-12)

@@ -1,4 +1,5 @@
-"""NumPy loop references for the DSN tests: the neuron step by step and synaptic operations synapse by synapse."""
+"""NumPy loop references for the DSN tests and claims: the neuron step by step (spec E.3) and synaptic operations
+synapse by synapse (spec E.3, energy model). Slow by design; small inputs only."""
 
 from __future__ import annotations
 
