@@ -284,27 +284,29 @@ def priority_experiment(
     k_hi: int = 3,
     lr: float = 0.05,
     mlp: bool = True,
+    mlp_lr: float = 0.003,
+    mlp_steps: int | None = None,
     M: int = 64,
     record_every: int = 5,
 ):
-    """Spec section 4 item 7: fit ``y = A_lo cos(k_lo x) + A_hi cos(k_hi x)`` with the QNN (and the MLP) with Adam
-    from ``n_seeds`` inits, for each ``(A_hi, A_lo)`` in ``amplitudes``. Returns ``{(model, case): τ}`` with
-    τ of shape ``(n_seeds, 2)`` (learning times of k_lo, k_hi at δ = 0.1, in steps) and the ε trajectories."""
+    """Spec section 4 item 7: fit ``y = A_lo cos(k_lo x) + A_hi cos(k_hi x)`` with the QNN (Adam ``lr``,
+    ``n_steps``) and the MLP (Adam ``mlp_lr``, ``mlp_steps``) from ``n_seeds`` inits, for each ``(A_hi, A_lo)``
+    in ``amplitudes``. Returns ``{(model, case): (τ, ε, steps)}`` with τ of shape ``(n_seeds, 2)`` (learning
+    times of k_lo and k_hi at δ = 0.1, in steps) and the ε trajectories ``(n_seeds, T, 2)``."""
     cfg = cfg or QNNConfig(2, 4)
     x = grid(M)
     freqs = (k_lo, k_hi)
     out = {}
-    opt = optax.adam(lr)
-    models = [("qnn", cfg, lambda k: init_qnn_params(k, cfg))]
+    models = [("qnn", cfg, lambda k: init_qnn_params(k, cfg), optax.adam(lr), n_steps)]
     if mlp:
-        models.append(("mlp", mlp_apply, lambda k: mlp_init(k)))
+        models.append(("mlp", mlp_apply, lambda k: mlp_init(k), optax.adam(mlp_lr), mlp_steps or n_steps))
     for case, (a_hi, a_lo) in enumerate(amplitudes):
         y = a_lo * jnp.cos(k_lo * x) + a_hi * jnp.cos(k_hi * x)
         y_hat = jnp.array([a_lo / 2, a_hi / 2])
-        for name, model, init in models:
+        for name, model, init, opt, steps in models:
 
-            def run(key, model=model, init=init, y=y):
-                _, tr = fit(train_init(init(key), opt), x, y, model, opt, n_steps, record_every, freqs)
+            def run(key, model=model, init=init, y=y, opt=opt, steps=steps):
+                _, tr = fit(train_init(init(key), opt), x, y, model, opt, steps, record_every, freqs)
                 return tr
 
             tr = jax.jit(jax.vmap(run))(jax.random.split(jax.random.key(100 + case), n_seeds))
