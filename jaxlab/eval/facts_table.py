@@ -182,6 +182,20 @@ class VerdictTable:
             return float(multimodal_metrics(a["coverage"], a["no_contradiction"])["accuracy"])
         return float(shortform_metrics(a["verdict"])["accuracy"])
 
+    def item_scores(self, model: str, benchmark: str, split: str, eligibility: str = "per_judge") -> np.ndarray:
+        """Per-item scores whose mean is the split score (for :func:`~jaxlab.eval.facts.facts_score_ci`): correct
+        indicator (short-form), ``kappa nu`` (multimodal), judge mean of ``e g`` (grounding), each averaged over
+        judges."""
+        a = self.arrays(model, benchmark, split)
+        if benchmark in ("parametric", "search"):
+            return (a["verdict"] == VERDICT["correct"]).mean(0)
+        if benchmark == "multimodal":
+            return (a["coverage"] * a["no_contradiction"]).mean(0)
+        e = a["eligible"]
+        if eligibility == "any_judge":
+            e = np.broadcast_to(e.min(0), e.shape)
+        return (e * a["grounded"]).mean(0)
+
     def n_items(self, model: str, benchmark: str, split: str) -> int:
         return len({r.item_id for r in self.rows if (r.model, r.benchmark, r.split) == (model, benchmark, split)})
 

@@ -174,3 +174,12 @@ def test_rule_judge_and_judge_items():
     assert table.arrays("m", "parametric", "public")["verdict"].tolist() == [[0, 1, 2]]
     with pytest.raises(ValueError, match="unknown verdict label 'yes'"):
         judge_items({"bad": lambda item: {"verdict": "yes"}}, items)
+
+
+def test_item_scores_average_to_split_scores():
+    table = load_verdicts(TINY)
+    for b in SUBBENCHMARKS:
+        for split in ("public", "private"):
+            for elig in ("per_judge", "any_judge"):
+                got = table.item_scores("model-a", b, split, elig).mean()
+                assert got == pytest.approx(table.split_score("model-a", b, split, elig), abs=1e-15)
