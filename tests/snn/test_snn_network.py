@@ -98,7 +98,7 @@ def test_digits_dataset_split_and_range():
 
 def test_network_bad_inputs(batch):
     x, _ = batch
-    model, state = make_model(jax.random.key(0), channels=(2, 2), num_steps=2)
+    model, state = make_model(jax.random.key(0), channels=(4, 6), num_steps=3)
     with pytest.raises(ValueError, match="x must be images"):
         apply(model, state, jnp.concatenate([x, x], 1))
     with pytest.raises(ValueError, match="event input x must be"):
