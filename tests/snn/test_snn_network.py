@@ -102,7 +102,7 @@ def test_network_bad_inputs(batch):
     with pytest.raises(ValueError, match="x must be images"):
         apply(model, state, jnp.concatenate([x, x], 1))
     with pytest.raises(ValueError, match="event input x must be"):
-        apply(model, state, jnp.zeros((4, 3, 1, 8, 8)))
+        apply(model, state, jnp.zeros((4, 5, 1, 8, 8)))
     with pytest.raises(ValueError, match="num_steps must be >= 1"):
         make_model(jax.random.key(0), num_steps=0)
     with pytest.raises(ValueError, match="v_dormant must be < v_th"):

@@ -176,8 +176,15 @@ def test_float32_stays_float32():
     assert s.dtype == st.v.dtype == aux["d_seq"].dtype == jnp.float32
 
 
-@pytest.mark.parametrize("detach", [True, False])
-@pytest.mark.parametrize("gated", [True, False])
+@pytest.mark.parametrize(
+    ("gated", "detach"),
+    [
+        (True, True),
+        pytest.param(True, False, marks=pytest.mark.slow),
+        pytest.param(False, True, marks=pytest.mark.slow),
+        pytest.param(False, False, marks=pytest.mark.slow),
+    ],
+)
 def test_hand_written_bptt_equals_autodiff_of_the_steps(gated, detach):
     from jaxlab.snn.dsn import DSNState, _dsn_step, _lif_step, _scan_autodiff
 
