@@ -47,6 +47,7 @@ from jax.scipy.stats import norm
 from jaxtyping import Array, Float
 
 from jaxlab.core.citations import cites, register_paper
+from jaxlab.core.sorting import sort_floats
 from jaxlab.core.validation import as_array, check_in_range, check_int, check_ndim, is_concrete
 
 __all__ = [
@@ -662,7 +663,7 @@ def _bon_samples(r, n):
     m = r.shape[-1]
     i = jnp.arange(1, m + 1, dtype=r.dtype)
     w = jnp.exp(n * jnp.log(i / m)) - jnp.exp(n * jnp.log((i - 1) / m))
-    r_sorted = jnp.sort(r, axis=-1)
+    r_sorted = sort_floats(r, -1)  # integer-key sort: several times faster than jnp.sort on CPU
     return jnp.sum(w * r_sorted, axis=-1) - jnp.mean(r, axis=-1)
 
 

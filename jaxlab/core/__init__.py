@@ -4,6 +4,7 @@ from jaxlab.core.citations import cite, cites, register_paper
 from jaxlab.core.claims import ClaimResult, claim
 from jaxlab.core.loop import RunTrace, progress_meter, run
 from jaxlab.core.sharding import batch_mesh, batch_sharding, shard_batch, sharded_vmap
+from jaxlab.core.sorting import sort_floats
 from jaxlab.core.validation import (
     as_array,
     check_finite,
@@ -43,5 +44,6 @@ __all__ = [
     "register_paper",
     "run",
     "shard_batch",
+    "sort_floats",
     "sharded_vmap",
 ]

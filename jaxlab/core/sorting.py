@@ -1,0 +1,55 @@
+"""Sorting floats fast on CPU.
+
+XLA's CPU sort compares floating-point keys with a total-order comparator that costs several times an integer
+comparison (sorting 64 x 100,000 float32 took 4.2 s against 0.95 s for the same sort on integer keys, and
+0.16 s in numpy). :func:`sort_floats` sorts the order-preserving integer image of the floats instead::
+
+    key(x) = bits(x)                    if the sign bit is clear,
+    key(x) = bits(x) XOR 0x7FF...F      if it is set (negative floats: reverse the magnitude order),
+
+a bijection that is monotone on the non-NaN floats (``-0.0`` sorts just before ``+0.0``; the values are equal,
+so the sorted values are those of ``jnp.sort``). NaNs are not ordered like ``jnp.sort`` (which puts them last):
+pass finite or infinite values only. The result is differentiable: the tangent rule is ``jnp.sort``'s (the slow
+path, taken only under ``jvp``/``grad``).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+
+from jaxlab.core.types import Array
+
+__all__ = ["sort_floats"]
+
+_INT_OF = {2: jnp.int16, 4: jnp.int32, 8: jnp.int64}
+
+
+def _key(x: Array) -> Array:
+    it = _INT_OF[x.dtype.itemsize]
+    i = jax.lax.bitcast_convert_type(x, it)
+    return jnp.where(i < 0, i ^ jnp.iinfo(it).max, i)
+
+
+def _from_key(k: Array, dtype) -> Array:
+    it = k.dtype
+    return jax.lax.bitcast_convert_type(jnp.where(k < 0, k ^ jnp.iinfo(it).max, k), dtype)
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1,))
+def sort_floats(x: Array, axis: int = -1) -> Array:
+    """``jnp.sort(x, axis)`` for real floating ``x`` without NaNs, by sorting integer keys (see module)."""
+    x = jnp.asarray(x)
+    if not jnp.issubdtype(x.dtype, jnp.floating) or x.dtype.itemsize not in _INT_OF:
+        raise TypeError(f"x must be a real float array of 16, 32 or 64 bits, got dtype {x.dtype}")
+    axis = axis % x.ndim if x.ndim else 0
+    if x.ndim == 0:
+        return x
+    return _from_key(jax.lax.sort(_key(x), dimension=axis, is_stable=False), x.dtype)
+
+
+@sort_floats.defjvp
+def _sort_floats_jvp(axis, primals, tangents):
+    return jax.jvp(lambda v: jnp.sort(v, axis=axis), primals, tangents)
