@@ -339,7 +339,7 @@ def lif_scan(
 def dormant_fraction(d_seq: Float[Array, "T ..."]) -> Float[Array, ""]:
     """Dormancy ratio ``1 - mean_{t,j} D_{t,j}``."""
     d_seq = as_array(d_seq, "d_seq")
-    return 1.0 - jnp.mean(d_seq)
+    return jnp.mean(1.0 - d_seq)  # exactly 0 when every gate is open
 
 
 def deep_inhibition_fraction(v_seq: Float[Array, "T ..."], v_dormant: float = -0.05) -> Float[Array, ""]:
