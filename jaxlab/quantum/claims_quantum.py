@@ -61,19 +61,19 @@ def simulator_matches_dense_reference() -> ClaimResult:
         QNNConfig(3, 2, "ry", "binary", observable="0.5*ZXY - 0.25*IZZ"),
         QNNConfig(3, 1, "rz", "ternary", entangler="cz_ring"),
     ]
-    err = 0.0
-    for i, cfg in enumerate(cfgs):
-        p = init_qnn_params(jax.random.key(i), cfg)
-        x = 0.3 + 0.7 * i
+    ps = [init_qnn_params(jax.random.key(i), cfg) for i, cfg in enumerate(cfgs)]
 
-        @jax.jit
-        def run(p, x, cfg=cfg):
-            return qnn_state(p, x, cfg), jax.grad(qnn_apply)(p, x, cfg) - param_shift_grad(p, x, cfg)
+    @jax.jit
+    def run(p0, p1, x):
+        dg = jax.grad(qnn_apply)(p0, x, cfgs[0]) - param_shift_grad(p0, x, cfgs[0])
+        return qnn_state(p0, x, cfgs[0]), qnn_state(p1, x, cfgs[1]), dg
 
-        psi, dg = run(p, x)
-        err = max(
-            err, float(np.max(np.abs(np.asarray(psi).ravel() - dense_state(p, x, cfg)))), float(jnp.max(jnp.abs(dg)))
-        )
+    psi0, psi1, dg = run(ps[0], ps[1], 0.7)
+    err = max(
+        float(np.max(np.abs(np.asarray(psi0).ravel() - dense_state(ps[0], 0.7, cfgs[0])))),
+        float(np.max(np.abs(np.asarray(psi1).ravel() - dense_state(ps[1], 0.7, cfgs[1])))),
+        float(jnp.max(jnp.abs(dg))),
+    )
     return ClaimResult.at_most(err, 1e-12, details="max over 2 configs of state and gradient errors")
 
 
@@ -96,12 +96,16 @@ def fft_coefficients_are_exact() -> ClaimResult:
     reproduce f at 50 random off-grid x to 1e-12."""
     cfg = QNNConfig(2, 3)
     p = init_qnn_params(jax.random.key(0), cfg)
-    f = functools.partial(qnn_apply, p, cfg=cfg)
-    c10 = fourier_coeffs_of(f, 10)
-    outside = float(jnp.max(jnp.abs(jnp.concatenate([c10[:4], c10[-4:]]))))
-    c6 = fourier_coeffs_of(f, 6)
     xs = jax.random.uniform(jax.random.key(1), (50,), minval=-5.0, maxval=12.0)
-    recon = float(jnp.max(jnp.abs(eval_fourier(c6, xs) - jax.vmap(f)(xs))))
+
+    @jax.jit
+    def run(p):
+        f = functools.partial(qnn_apply, p, cfg=cfg)
+        c10, c6 = fourier_coeffs_of(f, 10), fourier_coeffs_of(f, 6)
+        outside = jnp.max(jnp.abs(jnp.concatenate([c10[:4], c10[-4:]])))
+        return outside, jnp.max(jnp.abs(eval_fourier(c6, xs) - jax.vmap(f)(xs)))
+
+    outside, recon = (float(a) for a in run(p))
     return ClaimResult.at_most(
         max(outside, recon), 1e-12, details=f"max |c_w|, |w| > 6: {outside:.2e}; reconstruction error {recon:.2e}"
     )
@@ -119,18 +123,21 @@ def single_qubit_closed_form() -> ClaimResult:
     over (θ1, θ2) = ∂_1f ∂_1f' + ∂_2f ∂_2f' (closed forms, 3 random θ, 9 inputs)."""
     err = 0.0
     xs = jnp.linspace(-3.0, 3.0, 9)
+
+    @jax.jit
+    def run(th):
+        f = jax.vmap(lambda x: _single_qubit(th, x))(xs)
+        return f, fourier_coeffs_of(lambda x: _single_qubit(th, x), 1), empirical_ntk(_single_qubit, th, xs, xs)
+
     for i in range(3):
         t1, t2 = np.random.default_rng(i).uniform(0, 2 * np.pi, 2)
-        th = jnp.array([t1, t2])
-        f = jax.vmap(lambda x, th=th: _single_qubit(th, x))(xs)
-        err = max(err, float(jnp.max(jnp.abs(f - (np.cos(t1) * np.cos(t2) - np.sin(t1) * np.sin(t2) * np.cos(xs))))))
-        c = fourier_coeffs_of(lambda x, th=th: _single_qubit(th, x), 1)
+        f, c, K = (np.asarray(a) for a in run(jnp.array([t1, t2])))
+        err = max(err, float(np.max(np.abs(f - (np.cos(t1) * np.cos(t2) - np.sin(t1) * np.sin(t2) * np.cos(xs))))))
         want = np.array([-0.5 * np.sin(t1) * np.sin(t2), np.cos(t1) * np.cos(t2), -0.5 * np.sin(t1) * np.sin(t2)])
-        err = max(err, float(np.max(np.abs(np.asarray(c) - want))))
-        K = empirical_ntk(_single_qubit, th, xs, xs)
+        err = max(err, float(np.max(np.abs(c - want))))
         d1 = -np.sin(t1) * np.cos(t2) - np.cos(t1) * np.sin(t2) * np.cos(xs)
         d2 = -np.cos(t1) * np.sin(t2) - np.sin(t1) * np.cos(t2) * np.cos(xs)
-        err = max(err, float(np.max(np.abs(np.asarray(K) - (np.outer(d1, d1) + np.outer(d2, d2))))))
+        err = max(err, float(np.max(np.abs(K - (np.outer(d1, d1) + np.outer(d2, d2))))))
     return ClaimResult.at_most(err, 1e-12, details="max error of f, c_w and K against the closed forms")
 
 
@@ -162,9 +169,9 @@ def _ode_setup():
     cfg = QNNConfig(2, 2)
     p0 = init_qnn_params(jax.random.key(3), cfg)
     x, y = _target_grid()
-    G = qntk_fourier(p0, cfg)
-    W = G.shape[0] // 2
-    return cfg, p0, x, y, G, W, residual_spectrum(p0, x, y, cfg, degree=W)
+    W = 4
+    G, r0 = jax.jit(lambda p: (qntk_fourier(p, cfg), residual_spectrum(p, x, y, cfg, degree=W)))(p0)
+    return cfg, p0, x, y, G, W, r0
 
 
 @claim(area=_AREA, paper=SAP, quick=False)
