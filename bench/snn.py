@@ -14,7 +14,8 @@ Forward + backward (loss and gradients of both weight matrices) of a 784-256-10 
   T steps at once (SpikingJelly's ``SeqToANNContainer``).
 
 Goal (issue 16): DSN time <= 1.0x spyx's LIF network and <= 0.75x the PyTorch DSN. ``ratio`` in each JSON line is
-peer time / our time (> 1: jaxlab faster); ``time_ratio`` = our time / peer time is what the goal bounds. snnax
+peer time / our time (> 1: jaxlab faster); ``time_ratio`` = our time / peer time is what the goal bounds. All
+cases are timed round-robin (medians of 21 calls each) so that load from other processes hits them alike. snnax
 is not used (its only release cannot be imported). Run: ``python bench/snn.py``.
 """
 
@@ -27,14 +28,14 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxlab.core.bench import calibration_gflops, emit, time_fn
+from jaxlab.core.bench import calibration_gflops, emit
 from jaxlab.snn import DSNParams, dsn_scan, lif_scan
 
 AREA = "snn"
 T, B, N_IN, N_HID, N_OUT = 25, 128, 784, 256, 10
 P = DSNParams()
 CAL = calibration_gflops()
-REPEATS = 15
+REPEATS = 21
 
 
 def make_data():
@@ -169,51 +170,61 @@ def torch_case(x, y, weights, dormant: bool):
     return step, torch.get_num_threads()
 
 
-def time_torch(step, repeats=REPEATS):
-    t0 = time.perf_counter()
-    step()
-    first = time.perf_counter() - t0
-    times = []
-    for _ in range(repeats):
+def interleaved(cases: dict, repeats: int = REPEATS) -> dict:
+    """Median time of each case's call, the cases called round-robin (the machine is shared: a load change then
+    hits every case alike instead of whichever ran during it). ``cases[name] = (call, block)``; the first call of
+    each case (compile + run) is timed separately."""
+    first, times = {}, {name: [] for name in cases}
+    for name, (call, block) in cases.items():
         t0 = time.perf_counter()
-        out = step()
-        times.append(time.perf_counter() - t0)
-    return {"first_s": first, "median_s": float(np.median(times))}, out
+        block(call())
+        first[name] = time.perf_counter() - t0
+    for _ in range(repeats):
+        for name, (call, block) in cases.items():
+            t0 = time.perf_counter()
+            block(call())
+            times[name].append(time.perf_counter() - t0)
+    return {name: {"first_s": first[name], "median_s": float(np.median(times[name]))} for name in cases}
 
 
 def main():
     x, y, weights = make_data()
     xj, yj = jnp.asarray(x), jnp.asarray(y)
     wj = tuple(jnp.asarray(w) for w in weights)
-    ours = {}
-    for name, scan in (("dsn", dsn_scan), ("lif", lif_scan)):
+    block = jax.block_until_ready
+    cases = {}
+    for name, scan in (("jaxlab DSN", dsn_scan), ("jaxlab LIF", lif_scan)):
         fn = jaxlab_fn(scan)
-        t = time_fn(fn, wj, xj, yj, repeats=REPEATS)  # first call = compile + run
-        (loss, (r1, _)), _ = fn(wj, xj, yj)
-        ours[name] = (t, float(loss), float(r1))
-    t_dsn, loss_dsn, rate_dsn = ours["dsn"]
-    t_lif = ours["lif"][0]
-    shape = {"T": T, "batch": B, "layers": f"{N_IN}-{N_HID}-{N_OUT}"}
-
-    peers = []
-    fn = plain_scan_fn()
-    peers.append(("plain lax.scan LIF (jax)", time_fn(fn, wj, xj, yj, repeats=REPEATS), None))
+        cases[name] = (lambda fn=fn: fn(wj, xj, yj), block)
+    plain = plain_scan_fn()
+    cases["plain lax.scan LIF (jax)"] = (lambda: plain(wj, xj, yj), block)
+    goals = {"plain lax.scan LIF (jax)": None}
     sp = spyx_case(x, y, weights)
     if sp is not None:
-        fn, params = sp
-        peers.append(("spyx LIF network", time_fn(fn, params, xj, yj, repeats=REPEATS), 1.0))
+        fn_sp, params = sp
+        cases["spyx LIF network"] = (lambda: fn_sp(params, xj, yj), block)
+        goals["spyx LIF network"] = 1.0
     for dormant, label, goal in ((True, "PyTorch DSN (authors' neuron)", 0.75), (False, "PyTorch LIF", None)):
         tc = torch_case(x, y, weights, dormant)
         if tc is not None:
             step, threads = tc
-            tt, (loss_t, rate_t) = time_torch(step)
-            peers.append((f"{label}, {threads} threads", tt, goal))
+            name = f"{label}, {threads} threads"
+            cases[name] = (step, lambda out: out)
+            goals[name] = goal
             if dormant:
-                print(
-                    f"# same-input check: loss jaxlab DSN {loss_dsn:.6f} vs PyTorch DSN {loss_t:.6f}; "
-                    f"layer-1 rate {rate_dsn:.4f} vs {rate_t:.4f}",
-                    flush=True,
-                )
+                loss_t, rate_t = step()
+    timed = interleaved(cases)
+    (loss, (r1, _)), _ = cases["jaxlab DSN"][0]()
+    loss_dsn, rate_dsn = float(loss), float(r1)
+    if "PyTorch DSN (authors' neuron)" in " ".join(cases):
+        print(
+            f"# same-input check: loss jaxlab DSN {loss_dsn:.6f} vs PyTorch DSN {loss_t:.6f}; "
+            f"layer-1 rate {rate_dsn:.4f} vs {rate_t:.4f}",
+            flush=True,
+        )
+    t_dsn, t_lif = timed["jaxlab DSN"], timed["jaxlab LIF"]
+    shape = {"T": T, "batch": B, "layers": f"{N_IN}-{N_HID}-{N_OUT}", "repeats": REPEATS, "interleaved": True}
+    peers = [(name, timed[name], goal) for name, goal in goals.items()]
 
     for peer, tp, goal in peers:
         r = t_dsn["median_s"] / tp["median_s"]

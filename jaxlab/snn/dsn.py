@@ -262,32 +262,30 @@ def _neuron_scan_jvp(gated, cfg, primals, tangents):
     h = beta * v_prev + x_seq
     f = (h - v_th >= 0).astype(h.dtype)  # the forward's Theta, bit for bit
     b = _sg_slope(h - v_th, alpha)
-    k = jnp.zeros_like(h) if detach else v_reset - h
+    keep = 1 - s
+    coef = [f, b * d_seq] if gated else [b]
     if gated:
         d_prev = jnp.concatenate([d0[None], d_seq[:-1]])
-        g = (v_prev - v_dormant >= 0).astype(h.dtype)
-        da = d_prev * _sg_slope(v_prev - v_dormant, alpha)
-        db = d_seq * b
-    else:
-        g = da = None
-        db = b
+        coef = [(v_prev - v_dormant >= 0).astype(h.dtype), d_prev * _sg_slope(v_prev - v_dormant, alpha), *coef]
+    if not detach:  # the reset's gradient term; with detach_reset it is absent (not multiplied by zero)
+        coef.append(v_reset - h)
 
     def body(carry, xs):
         v_t, d_t = carry
+        x_t, keep_t, *c = xs
+        h_t = beta * v_t + x_t
         if gated:
-            x_t, g_t, da_t, f_t, db_t, s_t, k_t = xs
+            g_t, da_t, f_t, db_t, *k = c
             d_new = g_t * d_t + da_t * (v_t - vd_dot)
-            h_t = beta * v_t + x_t
             sp = f_t * d_new + db_t * h_t
         else:
-            x_t, db_t, s_t, k_t = xs
+            db_t, *k = c
             d_new = d_t
-            h_t = beta * v_t + x_t
             sp = db_t * h_t
-        v_new = (1 - s_t) * h_t + k_t * sp
+        v_new = keep_t * h_t + k[0] * sp if k else keep_t * h_t
         return (v_new, d_new), (sp, d_new, v_new)
 
-    xs = (x_dot, g, da, f, db, s, k) if gated else (x_dot, db, s, k)
+    xs = (x_dot, keep, *coef)
     _, tangents_out = jax.lax.scan(body, (v0_dot, d0_dot), xs)
     return (s, d_seq, v_seq), tangents_out
 
