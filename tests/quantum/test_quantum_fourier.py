@@ -75,18 +75,25 @@ def test_fourier_coefficients_of_known_polynomial():
 def test_qnn_coefficients_exact_and_hermitian():
     cfg = QNNConfig(1, 2)
     p = init_qnn_params(jax.random.key(0), cfg)
-    f = lambda x: qnn_apply(p, x, cfg)  # noqa: E731
-    c = np.asarray(fourier_coeffs_of(f, 5))
+    xs = jnp.linspace(0.1, 6.0, 13)
+
+    @jax.jit
+    def run(p):
+        c = fourier_coeffs_of(lambda x: qnn_apply(p, x, cfg), 5)
+        return c, eval_fourier(c, xs), jax.vmap(lambda x: qnn_apply(p, x, cfg))(xs)
+
+    c, fc, fx = (np.asarray(a) for a in run(p))
     assert np.max(np.abs(c[:3])) < 1e-14 and np.max(np.abs(c[-3:])) < 1e-14  # |w| > 2 vanish
     np.testing.assert_allclose(c, c[::-1].conj(), atol=1e-15)
-    xs = jnp.linspace(0.1, 6.0, 13)
-    np.testing.assert_allclose(np.asarray(eval_fourier(jnp.asarray(c), xs)), np.asarray(jax.vmap(f)(xs)), atol=1e-13)
+    np.testing.assert_allclose(fc, fx, atol=1e-13)
 
 
 def test_coefficient_jacobian_matches_finite_differences():
     cfg = QNNConfig(1, 2)
     p = init_qnn_params(jax.random.key(3), cfg)
-    J = np.asarray(coefficient_jacobian(p, cfg))
+    J, J4 = (
+        np.asarray(a) for a in jax.jit(lambda p: (coefficient_jacobian(p, cfg), coefficient_jacobian(p, cfg, 4)))(p)
+    )
     assert J.shape == (5, p.size)
     xs = np.asarray(grid(5))
     h = 1e-6
@@ -98,7 +105,6 @@ def test_coefficient_jacobian_matches_finite_differences():
         c = np.fft.fft(np.array(fd) / (2 * h)) / 5  # numpy reference: FFT order w = 0, 1, 2, -2, -1
         np.testing.assert_allclose(J[:, j], c[[3, 4, 0, 1, 2]], atol=1e-8)
     # padding the degree adds zero rows
-    J4 = np.asarray(coefficient_jacobian(p, cfg, degree=4))
     np.testing.assert_allclose(J4[2:-2], J, atol=1e-14)
     assert np.max(np.abs(J4[:2])) < 1e-14
 

@@ -23,6 +23,7 @@ from jaxlab.quantum import (
 from jaxlab.quantum.claims_quantum import _single_qubit
 
 
+@pytest.mark.slow  # the quick claim single_qubit_closed_form checks the same closed form
 def test_single_qubit_qntk_closed_form():
     t1, t2 = 0.9, -2.3
     xs = jnp.linspace(-2.0, 2.0, 5)
@@ -93,6 +94,7 @@ def test_linearized_residual_matches_expm_and_gd():
         linearized_residual(jnp.asarray(-G), jnp.asarray(r0), 0.1, 1.0)
 
 
+@pytest.mark.slow  # the claim residual_ode_is_second_order (not quick) measures the same ratio
 def test_one_gd_step_follows_residual_ode():
     cfg = QNNConfig(1, 2)
     p = init_qnn_params(jax.random.key(2), cfg)

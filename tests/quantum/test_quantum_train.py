@@ -21,8 +21,8 @@ from jaxlab.quantum import (
     mlp_apply,
     mlp_init,
     mse_loss,
+    qnn_apply,
     relative_residuals,
-    residual_spectrum,
     sample_ff_matrix,
     spearman,
     train_init,
@@ -40,15 +40,17 @@ def test_fit_records_residual_spectrum_and_matches_manual_steps():
     assert tr.loss.shape == (4,) and tr.r_hat.shape == (4, 2)
     np.testing.assert_array_equal(np.asarray(tr.steps), [4, 9, 14, 19])
     # the same 20 steps by hand; the record at step 19 is taken before the 20th update
-    step = jax.jit(lambda s: train_step(s, x, y, cfg, opt))
+    step = jax.jit(lambda s: train_step(s, x, y, cfg, opt, (1, 2)))
     s = train_init(p, opt)
     for _ in range(19):
         s, _ = step(s)
-    r19 = residual_spectrum(s.params, x, y, cfg)
-    np.testing.assert_allclose(np.asarray(tr.r_hat[-1]), np.asarray(r19)[[6, 7]], atol=1e-12)
-    s, info = step(s)
+    s, info = step(s)  # the record at step 19 is taken before the 20th update
+    np.testing.assert_allclose(np.asarray(tr.r_hat[-1]), np.asarray(info.r_hat), atol=1e-12)
     np.testing.assert_allclose(np.asarray(st.params), np.asarray(s.params), atol=1e-12)
     assert float(info.loss) == pytest.approx(float(tr.loss[-1]), rel=1e-12)
+    # r_hat is the residual's Fourier coefficient: compare with the FFT of the residual on the grid
+    r = np.asarray(jax.vmap(lambda xi: qnn_apply(st.params, xi, cfg))(x) - y)
+    np.testing.assert_allclose(np.fft.fft(r)[[1, 2]] / 12, np.asarray(step(st)[1].r_hat), atol=1e-12)
     assert float(mse_loss(st.params, x, y, cfg)) < float(tr.loss[0])
 
 
@@ -71,14 +73,20 @@ def test_mlp_and_fourier_features():
     params = mlp_init(key, (1, 8, 1))
     W1, b1 = params[0]
     W2, b2 = params[1]
-    assert float(mlp_apply(params, 0.7)) == pytest.approx(float((jnp.tanh(0.7 * W1 + b1) @ W2 + b2)[0, 0]))
     B = sample_ff_matrix(key, 4, 3.0)
-    g = fourier_features(0.3, B)
+    ff = mlp_init(key, (8, 16, 1))
+
+    @jax.jit
+    def run(params, ff, B):
+        g = fourier_features(0.3, B)
+        return mlp_apply(params, 0.7), g, ff_mlp_apply(ff, 0.3, B), mlp_apply(ff, g, "relu")
+
+    v, g, vff, vref = run(params, ff, B)
+    assert float(v) == pytest.approx(float((jnp.tanh(0.7 * W1 + b1) @ W2 + b2)[0, 0]))
     np.testing.assert_allclose(
         np.asarray(g), np.concatenate([np.cos(2 * np.pi * B * 0.3), np.sin(2 * np.pi * B * 0.3)])
     )
-    ff = mlp_init(key, (8, 16, 1))
-    assert float(ff_mlp_apply(ff, 0.3, B)) == pytest.approx(float(mlp_apply(ff, g, "relu")))
+    assert float(vff) == pytest.approx(float(vref))
     xs = jnp.linspace(-1.0, 1.0, 6)
     K = np.asarray(empirical_ntk(mlp_apply, params, xs, xs))
     # reference: explicit gradients of the 1-8-1 tanh network
