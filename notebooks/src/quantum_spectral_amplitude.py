@@ -52,7 +52,7 @@ Y = jnp.stack([jnp.cos(x[:, None] * K) @ a for a in amps.values()])  # (3 target
 cfg = QNNConfig(2, 4)
 models = {
     "QNN": (cfg, lambda k: init_qnn_params(k, cfg), optax.adam(0.05), 150),
-    "MLP": (mlp_apply, lambda k: mlp_init(k), optax.adam(0.005), 1000),
+    "MLP": (mlp_apply, lambda k: mlp_init(k), optax.adam(0.005), 1500),
 }
 seeds = jax.random.split(jax.random.key(0), 5)
 
@@ -97,6 +97,7 @@ for name in models:
 # Mean over random initialisations of $\sum_j|J_{\omega j}|^2$ (the diagonal of $G = JJ^\dagger$), normalised to
 # $\omega = 1$: the QNN (30 inits, the training ansatz) and the MLP (4 inits, DFT on the 64-point grid).
 
+
 # %%
 def diag_g(fn, params, degree, n_points=None):
     J = jax.jit(jax.vmap(lambda p: coefficient_jacobian_of(fn, p, degree, n_points)))(params)
@@ -114,14 +115,21 @@ print("MLP diag G, w = 0..8:", np.round(d_mlp[:9], 4))
 fig, axes = plt.subplots(1, 3, figsize=(15, 4))
 for ax, name in zip(axes[:2], models, strict=True):
     for t, (key, a) in enumerate(amps.items()):
-        med = np.median(np.where(np.isinf(tau[name][:, t]), np.nan, tau[name][:, t]), axis=0)
-        ax.plot(np.arange(1, 5), med, "o-", label=f"{key} {np.asarray(a).round(2).tolist()}")
-    ax.set(xlabel="frequency k", ylabel="median learning time (steps)", title=f"{name}: τ_k (ε ≤ 0.1)",
-           yscale="log", xticks=[1, 2, 3, 4])
+        med = np.median(tau[name][:, t], axis=0)  # inf (never reached) is not drawn
+        ax.plot(np.arange(1, 5), np.where(np.isinf(med), np.nan, med), "o-",
+                label=f"{key} ({', '.join(f'{v:.2f}' for v in np.asarray(a))})")
+    ax.set(
+        xlabel="frequency k",
+        ylabel="median learning time (steps)",
+        title=f"{name}: τ_k (ε ≤ 0.1)",
+        yscale="log",
+        xticks=[1, 2, 3, 4],
+    )
     ax.legend(fontsize=8)
 axes[2].semilogy(np.arange(9), d_qnn, "o-", label="QNN (n=2, L=4)")
 axes[2].semilogy(np.arange(9), d_mlp[:9], "s-", label="MLP (tanh)")
-axes[2].set(xlabel="ω", ylabel="mean diag G (normalised to ω = 1)", title="QNTK / NTK diagonal in Fourier basis")
+axes[2].set(xlabel="ω", ylabel="mean diag G (normalised to ω = 1)", title="QNTK / NTK diagonal in Fourier basis",
+            ylim=(1e-4, 1e2))
 axes[2].legend()
 plt.tight_layout()
 plt.show()
