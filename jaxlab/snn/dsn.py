@@ -237,9 +237,23 @@ def _sg_slope(x: Array, alpha: float) -> Array:
 
 @functools.partial(jax.custom_jvp, nondiff_argnums=(0, 1))
 def _neuron_scan(gated: bool, cfg: tuple, v_dormant: Array, x_seq: Array, v0: Array, d0: Array):
-    # cfg = (tau, v_th, v_reset, alpha, detach_reset) as Python scalars; v_dormant may be traced.
-    p = DSNParams(cfg[0], cfg[1], cfg[2], v_dormant, cfg[3], cfg[4], True)
-    return _scan_autodiff(_dsn_step if gated else _lif_step, p, x_seq, DSNState(v0, d0))
+    # cfg = (tau, v_th, v_reset, alpha, detach_reset) as Python scalars; v_dormant may be traced. The same
+    # equations as _dsn_step/_lif_step, without the surrogate machinery (the rule below gives the derivatives).
+    tau, v_th, v_reset = cfg[0], cfg[1], cfg[2]
+    beta = 1.0 - 1.0 / tau
+
+    def body(carry, x_t):
+        v, d = carry
+        if gated:
+            d = jnp.where(v - v_dormant >= 0, d, jnp.zeros_like(d))
+        h = beta * v + x_t
+        fire = (h - v_th >= 0).astype(h.dtype)
+        s = d * fire if gated else fire
+        v = h * (1 - s) + v_reset * s
+        return (v, d), (s, d, v)
+
+    _, out = jax.lax.scan(body, (v0, d0), x_seq)
+    return out
 
 
 @_neuron_scan.defjvp
