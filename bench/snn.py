@@ -184,6 +184,8 @@ def interleaved(cases: dict, repeats: int = REPEATS) -> dict:
             t0 = time.perf_counter()
             block(call())
             times[name].append(time.perf_counter() - t0)
+            if "PyTorch" in name:
+                time.sleep(0.2)  # let PyTorch's OpenMP workers stop spinning before the next case is timed
     return {name: {"first_s": first[name], "median_s": float(np.median(times[name]))} for name in cases}
 
 
