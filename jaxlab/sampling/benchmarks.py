@@ -12,6 +12,9 @@ experiment code (the paper's full text was not available).
 - butterfly: ``G(x) = sin(x₂) + cos(x₁)``, ``y = -1``, ``s = 0.6``;
 - spaceships: ``G(x) = sin(x₁x₂) + cos(x₁x₂)``, ``y = -1``, ``s = 0.5``.
 
+The 64-dimensional PDE-constrained inverse problem (Aristoff-Bangerth style, reconstructed) is
+:func:`jaxlab.sampling.pde_inverse.pde_inverse_problem`, re-exported here.
+
 Neal's funnel: ``x₀ ~ N(0, 9)``, ``x_{1:d-1} | x₀ ~ N(0, e^{x₀} I)``. Gaussian mixture: equal-weight isotropic
 components. Gaussian linear inverse problem: prior ``N(0, I/0.9)``, ``y = A x + ε`` with ``A`` (5×2) Gaussian
 with unit-norm columns, noise precision 10; its posterior is ``N(P⁻¹ 10 Aᵀy, P⁻¹)``, ``P = 0.9 I + 10 AᵀA``.
@@ -41,6 +44,7 @@ from jaxtyping import Array, Float
 from jaxlab.core.citations import cites, register_paper
 from jaxlab.core.validation import as_array, check_int, check_positive
 from jaxlab.kernels import distance_matrix, foerstner_distance, gram, ksd, safe_sqrt, sqdist, weighted_moments
+from jaxlab.sampling.pde_inverse import pde_inverse_problem
 
 __all__ = [
     "Reference",
@@ -54,6 +58,7 @@ __all__ = [
     "make_reference",
     "mmd2_to_reference",
     "particle_metrics",
+    "pde_inverse_problem",
     "spaceships",
 ]
 
