@@ -44,6 +44,6 @@ __all__ = [
     "register_paper",
     "run",
     "shard_batch",
-    "sort_floats",
     "sharded_vmap",
+    "sort_floats",
 ]
