@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxlab.core.bench import calibration_gflops, emit
+from jaxlab.core.bench import calibration_gflops, emit, time_interleaved
 from jaxlab.snn import DSNParams, dsn_scan, lif_scan
 
 AREA = "snn"
@@ -170,52 +170,35 @@ def torch_case(x, y, weights, dormant: bool):
     return step, torch.get_num_threads()
 
 
-def interleaved(cases: dict, repeats: int = REPEATS) -> dict:
-    """Median time of each case's call, the cases called round-robin (the machine is shared: a load change then
-    hits every case alike instead of whichever ran during it). ``cases[name] = (call, block)``; the first call of
-    each case (compile + run) is timed separately."""
-    first, times = {}, {name: [] for name in cases}
-    for name, (call, block) in cases.items():
-        t0 = time.perf_counter()
-        block(call())
-        first[name] = time.perf_counter() - t0
-    for _ in range(repeats):
-        for name, (call, block) in cases.items():
-            t0 = time.perf_counter()
-            block(call())
-            times[name].append(time.perf_counter() - t0)
-            if "PyTorch" in name:
-                time.sleep(0.2)  # let PyTorch's OpenMP workers stop spinning before the next case is timed
-    return {name: {"first_s": first[name], "median_s": float(np.median(times[name]))} for name in cases}
-
-
 def main():
     x, y, weights = make_data()
     xj, yj = jnp.asarray(x), jnp.asarray(y)
     wj = tuple(jnp.asarray(w) for w in weights)
-    block = jax.block_until_ready
     cases = {}
     for name, scan in (("jaxlab DSN", dsn_scan), ("jaxlab LIF", lif_scan)):
         fn = jaxlab_fn(scan)
-        cases[name] = (lambda fn=fn: fn(wj, xj, yj), block)
+        cases[name] = (lambda fn=fn: fn(wj, xj, yj), ())
     plain = plain_scan_fn()
-    cases["plain lax.scan LIF (jax)"] = (lambda: plain(wj, xj, yj), block)
+    cases["plain lax.scan LIF (jax)"] = (lambda: plain(wj, xj, yj), ())
     goals = {"plain lax.scan LIF (jax)": None}
     sp = spyx_case(x, y, weights)
     if sp is not None:
         fn_sp, params = sp
-        cases["spyx LIF network"] = (lambda: fn_sp(params, xj, yj), block)
+        cases["spyx LIF network"] = (lambda: fn_sp(params, xj, yj), ())
         goals["spyx LIF network"] = 1.0
     for dormant, label, goal in ((True, "PyTorch DSN (authors' neuron)", 0.75), (False, "PyTorch LIF", None)):
         tc = torch_case(x, y, weights, dormant)
         if tc is not None:
             step, threads = tc
             name = f"{label}, {threads} threads"
-            cases[name] = (step, lambda out: out)
+            cases[name] = (step, ())
             goals[name] = goal
             if dormant:
                 loss_t, rate_t = step()
-    timed = interleaved(cases)
+    # round-robin medians (the machine is shared); after a PyTorch call, let its OpenMP workers stop spinning
+    # before the next case is timed
+    timed = time_interleaved(cases, REPEATS,
+                             between=lambda name: time.sleep(0.2) if "PyTorch" in name else None)
     (loss, (r1, _)), _ = cases["jaxlab DSN"][0]()
     loss_dsn, rate_dsn = float(loss), float(r1)
     if "PyTorch DSN (authors' neuron)" in " ".join(cases):

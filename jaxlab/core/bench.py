@@ -43,10 +43,12 @@ def time_fn(fn: Callable[..., Any], *args: Any, repeats: int = 7, min_time: floa
     return {"first_s": first, "median_s": statistics.median(times), "min_s": min(times)}
 
 
-def time_interleaved(calls: dict[str, tuple[Callable[..., Any], tuple]], repeats: int = 15) -> dict[str, dict]:
+def time_interleaved(calls: dict[str, tuple[Callable[..., Any], tuple]], repeats: int = 15,
+                     between: Callable[[str], None] | None = None) -> dict[str, dict]:
     """Time several ``name: (fn, args)`` calls round-robin, so that load changes on a shared machine hit them
     alike; each gets ``time_fn``'s ``{"first_s", "median_s", "min_s"}``. Ratios of medians taken this way are
-    far steadier than ratios of separately timed medians."""
+    far steadier than ratios of separately timed medians. ``between(name)``, if given, runs untimed after each
+    timed call (e.g. to let a peer's thread pool go idle before the next case)."""
     out: dict[str, dict] = {}
     for name, (fn, args) in calls.items():
         t0 = time.perf_counter()
@@ -57,6 +59,8 @@ def time_interleaved(calls: dict[str, tuple[Callable[..., Any], tuple]], repeats
             t0 = time.perf_counter()
             _block(fn(*args))
             out[name]["times"].append(time.perf_counter() - t0)
+            if between is not None:
+                between(name)
     return {k: {"first_s": v["first_s"], "median_s": statistics.median(v["times"]), "min_s": min(v["times"])}
             for k, v in out.items()}
 

@@ -509,7 +509,7 @@ def reduced_objective(
     log_v0 = as_array(log_v0, "log_v0", shape=(Y.shape[0],))
     K = gram(Y, lengthscale=lengthscale) + jitter * jnp.eye(Y.shape[0], dtype=Y.dtype)
     v = jnp.exp(log_v0)
-    return c_pi - v @ jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(K, lower=True), v)
+    return c_pi - v @ _spd_solve(K, v)
 
 
 # ------------------------------------------------------------------------------------------ init/step/run

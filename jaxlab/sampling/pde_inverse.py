@@ -28,6 +28,7 @@ coefficient scales the solution inversely (``u(cθ) = u(θ)/c``), and the scheme
 from __future__ import annotations
 
 import functools
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -126,18 +127,12 @@ def _default_truth() -> np.ndarray:
     return np.log(theta).reshape(-1)
 
 
-class PDEProblem(tuple):
-    """``(target, log_theta_true, z)``: the :class:`~jaxlab.sampling.benchmarks.Target`, the log-coefficient
-    that generated the data, and the 169 observations."""
+class PDEProblem(NamedTuple):
+    """The benchmark target, the log-coefficient that generated the data, and the 169 observations."""
 
-    __slots__ = ()
-
-    def __new__(cls, target, log_theta_true, z):
-        return super().__new__(cls, (target, log_theta_true, z))
-
-    target = property(lambda self: self[0])
-    log_theta_true = property(lambda self: self[1])
-    z = property(lambda self: self[2])
+    target: Any
+    log_theta_true: jax.Array
+    z: jax.Array
 
 
 def pde_inverse_problem(key=None, *, mesh: int = 32, noise_std: float = 0.05, prior_std: float = 2.0,
