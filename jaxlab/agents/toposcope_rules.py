@@ -229,23 +229,20 @@ RULES: tuple[Rule, ...] = (
 
 class Violation(NamedTuple):
     """A rule violation: the rule id, the anchor binding (variable -> pin ``(refdes, pin)``, refdes or net
-    name) as sorted ``(var, value)`` pairs, and the formatted message."""
+    name) as sorted ``(var, value)`` pairs, the formatted message and the components the binding names."""
 
     rule_id: str
     binding: tuple[tuple[str, Any], ...]
     message: str
+    owners: frozenset[str] = frozenset()
 
     @property
     def bound(self) -> dict[str, Any]:
         return dict(self.binding)
 
     def components(self) -> set[str]:
-        """Components the binding names (the refdes of pins, component variables)."""
-        out = set()
-        for v in self.bound.values():
-            if isinstance(v, tuple):
-                out.add(v[0])
-        return out
+        """Components the binding names (the refdes of bound pins and the bound component variables)."""
+        return set(self.owners)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -371,7 +368,10 @@ def verify(sch: Schematic, rules: Sequence[Rule] = RULES, restrict_to: Iterable[
             seen.add(key)
             exists = next(match(sch, full, a, _index=idx, _specs=specs), None) is not None
             if exists == (rule.kind == "forbidden"):
-                found.append(Violation(rule.id, key, rule.message.format(**{k: _fmt(v) for k, v in a.items()})))
+                owners = frozenset(v[0] if specs[k]["kind"] == "pin" else v for k, v in a.items()
+                                   if specs[k]["kind"] != "net")
+                found.append(Violation(rule.id, key, rule.message.format(**{k: _fmt(v) for k, v in a.items()}),
+                                       owners))
         out.extend(sorted(found))
     return out
 
