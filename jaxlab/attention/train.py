@@ -5,7 +5,9 @@ tasks in the spirit of Kazemnejad et al., arXiv:2305.19466). Everything here is 
 settings are unknown):
 
 * Tasks on tokens from ``{0..V-1}``: ``"majority"`` (the most frequent token; permutation invariant, low
-  positional sensitivity) and ``"position"`` (the token at absolute position ``k``; needs absolute position).
+  positional sensitivity), ``"position"`` (the token at absolute position ``k``; needs absolute position) and
+  ``"needle"`` (retrieval in noise, the scaled-down passkey task: one needle token from the first half of the
+  vocabulary hidden at a uniform position among noise tokens from the second half; the label is the needle).
   Training lengths are drawn uniformly from ``[n_min, n_max]`` and padded to ``n_max`` with a mask; test
   sequences are longer.
 * Model :class:`PEClassifier`: token embedding, additive PE ``E`` (fixed, e.g. a sinusoidal table scaled by the
@@ -35,7 +37,7 @@ from jaxlab.core.validation import check_int, check_positive
 __all__ = ["TASKS", "Block", "PEClassifier", "TrainInfo", "TrainState", "accuracy", "init", "make_step",
            "sample_batch", "train"]
 
-TASKS = ("majority", "position")
+TASKS = ("majority", "position", "needle")
 
 
 class Block(eqx.Module):
@@ -106,7 +108,8 @@ def sample_batch(key, task: str, batch: int, n_min: int, n_max: int, vocab: int,
 
     ``"majority"``: one token is planted with probability ``p_plant`` per position (the rest uniform) and the
     label is the most frequent valid token (ties to the smaller id). ``"position"``: uniform tokens, the label
-    is the token at position ``k``.
+    is the token at position ``k``. ``"needle"``: noise tokens uniform in ``[V//2, V)``, one needle uniform in
+    ``[0, V//2)`` at a uniform valid position; the label is the needle.
     """
     if task not in TASKS:
         raise ValueError(f"task must be one of {TASKS}, got {task!r}")
@@ -121,6 +124,12 @@ def sample_batch(key, task: str, batch: int, n_min: int, n_max: int, vocab: int,
     tokens = jax.random.randint(kt, (batch, n_max), 0, vocab)
     if task == "position":
         return tokens, mask, tokens[:, k]
+    if task == "needle":
+        half = vocab // 2
+        needle = jax.random.randint(kc, (batch,), 0, half)
+        where = jax.random.randint(kp, (batch, 1), 0, length)
+        noise = half + jax.random.randint(kt, (batch, n_max), 0, vocab - half)
+        return jnp.where(jnp.arange(n_max)[None, :] == where, needle[:, None], noise), mask, needle
     planted = jax.random.randint(kc, (batch, 1), 0, vocab)
     tokens = jnp.where(jax.random.uniform(kp, (batch, n_max)) < p_plant, planted, tokens)
     counts = jnp.sum(jax.nn.one_hot(tokens, vocab) * mask[..., None], axis=1)

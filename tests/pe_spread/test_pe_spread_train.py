@@ -18,6 +18,11 @@ def test_task_labels_match_numpy():
     assert m.sum(1).min() >= 5 and m.sum(1).max() <= 20 and np.all(m[:, :5])
     tokens, _, labels = sample_batch(jax.random.key(1), "position", 16, 8, 8, 16, k=3)
     np.testing.assert_array_equal(np.asarray(labels), np.asarray(tokens[:, 3]))
+    tokens, mask, labels = sample_batch(jax.random.key(2), "needle", 64, 5, 20, 10)
+    t, m, y = np.asarray(tokens), np.asarray(mask), np.asarray(labels)
+    low = (t < 5) & m  # exactly one needle (a token of the first half), inside the valid length, equal to the label
+    assert np.all(low.sum(1) == 1) and np.all(t[(t < 5)] == y) and np.all(t[~(t < 5)] >= 5)
+    assert np.all(t < 10) and len(np.unique(y)) == 5 and len(np.unique(np.argmax(low, 1))) > 10
 
 
 @pytest.mark.slow
