@@ -9,7 +9,7 @@ from __future__ import annotations
 from jaxlab.core.citations import register_paper
 
 TOPOSCOPE = "ag_toposcope2026"
-PCBSCHEMAGEN = "ag_pcbschemagen2025"
+PCBSCHEMAGEN = "ag_pcbschemagen2026"
 TOS = "ag_treeofskill2026"
 BT_EXPANSION = "ag_cai2021btexpansion"
 
@@ -22,10 +22,12 @@ register_paper(TOPOSCOPE, """
 }""")
 
 register_paper(PCBSCHEMAGEN, """
-@misc{pcbschemagen2025,
+@article{zou2026pcbschemagen,
   title = {PCBSchemaGen: Constraint-Guided Schematic Design via LLM for Printed Circuit Boards},
+  author = {Zou and Han and Nazerian and Huang},
+  journal = {arXiv preprint arXiv:2602.00510},
   note = {closest prior work named by the spec: knowledge graph and subgraph-isomorphism verification},
-  year = {2025},
+  year = {2026},
 }""")
 
 register_paper(TOS, """
