@@ -36,7 +36,7 @@ def main() -> None:
     large = TinyDecoder(jax.random.key(1), num_layers=6, d_model=256, num_heads=4)
     grid = [(1, 1), (4, 1), (16, 1), (4, 4), (16, 4)]
     fits = [measure_step_cost(m, grid, ctx=48) for m in (small, large)]
-    cost = StepCostModel(jnp.array([f[0] for f in fits]), jnp.array([max(f[1], 1e-6) for f in fits]))
+    cost = StepCostModel(jnp.array([max(f[0], 1e-3) for f in fits]), jnp.array([max(f[1], 1e-6) for f in fits]))
     table = np.asarray(bernoulli_router(jax.random.key(2), PROMPTS * 48, Q)).reshape(PROMPTS, 48)
     route = table_router(table)
     prompts = [np.random.default_rng(i).integers(0, 256, PROMPT_LEN) for i in range(PROMPTS)]

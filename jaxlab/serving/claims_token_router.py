@@ -145,7 +145,7 @@ def real_engine_beats_lockstep() -> ClaimResult:
     lg = TinyDecoder(jax.random.key(1), num_layers=6, d_model=256, num_heads=4)
     grid = [(1, 1), (4, 1), (16, 1), (4, 4), (16, 4)]
     fits = [measure_step_cost(m, grid, ctx=48) for m in (s, lg)]
-    cost = StepCostModel(jnp.array([f[0] for f in fits]), jnp.array([max(f[1], 1e-6) for f in fits]))
+    cost = StepCostModel(jnp.array([max(f[0], 1e-3) for f in fits]), jnp.array([max(f[1], 1e-6) for f in fits]))
     n_prompts, n = 48, 16
     route = table_router(np.asarray(bernoulli_router(jax.random.key(2), n_prompts * 48, Q)).reshape(n_prompts, 48))
     prompts = [np.random.default_rng(i).integers(0, 256, 8) for i in range(n_prompts)]

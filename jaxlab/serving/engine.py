@@ -320,20 +320,23 @@ def reference_decode(models: Sequence[TinyDecoder], route: RouteFn, prompts: Seq
 
 
 @cites(TOKEN_ROUTER)
-def measure_step_cost(model: TinyDecoder, grid: Sequence[tuple[int, int]], *, ctx: int = 64, repeats: int = 5):
+def measure_step_cost(model: TinyDecoder, grid: Sequence[tuple[int, int]], *, ctx: int = 64, repeats: int = 5,
+                      n_slots: int | None = None):
     """Measure the step latency ``T(n)`` (ms) of ``model`` on a grid of ``(batch, chunk)`` shapes (``n = batch *
     chunk`` input tokens, padded to the next power of two), median of ``repeats`` blocking calls after a warm-up,
-    and fit ``alpha + beta n``.
+    and fit ``alpha + beta n``. The cache has ``n_slots`` rows (default: the largest batch); with the
+    ``n_slots`` and ``ctx`` of a later engine run the measured step shapes are the engine's (compiled once).
 
     Returns ``(alpha, beta, r2, n_tokens, latencies_ms)``."""
     if not grid:
         raise ValueError("grid must contain at least two (batch, chunk) shapes")
     ns, lat = [], []
+    rows = max(int(b) for b, _ in grid) if n_slots is None else n_slots
     for b, n in grid:
-        b = check_int(b, "batch", min_value=1)
+        b = check_int(b, "batch", min_value=1, max_value=rows)
         n = check_int(n, "chunk", min_value=1, max_value=ctx)
-        sub = Subserver(model, b, ctx, ())
-        seq = jnp.zeros((b + 1, ctx), jnp.int32)
+        sub = Subserver(model, rows, ctx, ())
+        seq = jnp.zeros((rows + 1, ctx), jnp.int32)
         ids = np.arange(b)
         args = (ids, ids, np.zeros(b, np.int64), np.full(b, n))
         seq = jax.block_until_ready(sub.launch(seq, *args))
