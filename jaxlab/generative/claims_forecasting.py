@@ -1,0 +1,161 @@
+"""Claims of Evolutionary Forecasting (area ``forecasting``; spec ``generative.md`` section (c).4): DF = EF(H = L),
+the AR(1) oracle's k-step MSE for any training horizon, exact extrapolation of a linear recurrence, disjoint
+gradients in Linear models, the truncation anomaly (Fig. 1 analogue) and EF vs horizon-specific DF models on the
+ETT-like synthetic series.
+
+The trained-model claims (not quick) use the spec's budget: MLP ``T -> 256 -> 256 -> H`` and Linear models,
+``T = 336``, 2,000 AdamW steps (lr 1e-3, clipping 1.0), batch 64 windows of all 7 channels, the ETT splits of
+``ett_like(key(0))`` standard-scaled on the train split, every test window scored.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxlab.core.claims import ClaimResult, claim
+from jaxlab.generative import forecasting as F
+from jaxlab.generative._papers import EF
+
+TITLE = "Evolutionary Forecasting: EF roll-outs vs direct forecasting, oracle identities and the truncation anomaly"
+MODULES = ("jaxlab.generative.forecasting", "jaxlab.generative.forecasting_models")
+
+_AREA = "forecasting"
+T = 336
+LS = (96, 192, 336, 720)
+STEPS = 2000
+
+
+@functools.cache
+def _data():
+    tr, va, te = F.ett_splits(F.ett_like(jax.random.key(0)), T)
+    (tr, va, te), _ = F.standard_scale(tr, va, te)
+    return tr, va, te
+
+
+@functools.cache
+def _trained(kind: str, H: int):
+    cls = {"mlp": F.MLPForecaster, "linear": F.Linear}[kind]
+    return F.train_forecaster(jax.random.key(1), cls(T, H, key=jax.random.key(2)), _data()[0], steps=STEPS)
+
+
+@claim(area=_AREA, paper=EF, quick=True)
+def df_equals_ef_with_one_step() -> ClaimResult:
+    """(c).4-1: DF = EF(H = L): an MLP (T = 336, H = 96) on 100 test windows, both jitted and vmapped; measured =
+    max |EF - DF| (exactly 0: with one evolution step EF is the same single model call)."""
+    X, _ = F.make_windows(_data()[2], T, 96, stride=28)
+    m = F.MLPForecaster(T, 96, key=jax.random.key(3))
+    ef = jax.jit(jax.vmap(lambda x: F.ef_forecast(m, x, 96)))(X)
+    df = jax.jit(jax.vmap(lambda x: F.df_forecast(m, x, 96)))(X)
+    return ClaimResult.at_most(float(jnp.max(jnp.abs(ef - df))), 0.0, details=f"{X.shape[0]} windows x 7 channels")
+
+
+@claim(area=_AREA, paper=EF, quick=True)
+def ar1_oracle_k_step_mse() -> ClaimResult:
+    """(c).4-2: AR(1), phi = 0.9: EF with the oracle block predictor for H in {1, 4, 24} gives the same forecasts
+    (<= 1e-5 relative) and the MSE over k = 1..96, averaged over 4e5 Monte-Carlo windows, equals
+    mean_k (1 - phi^2k)/(1 - phi^2) = 5.0294 within 2 %."""
+    phi, L, n, chunks = 0.9, 96, 400_000, 8
+
+    @jax.jit
+    def sq_errors(keys):
+        def chunk(ks):
+            ser = jax.vmap(lambda k: F.ar1_series(k, 2 + L, phi))(ks)
+            X, Y = ser[:, :2], ser[:, 2:]
+            preds = [jax.vmap(lambda x, H=H: F.ef_forecast(F.ar1_oracle(phi, H), x, L))(X) for H in (1, 4, 24)]
+            rel = max(jnp.max(jnp.abs(p - preds[0]) / (jnp.abs(preds[0]) + 1e-30)) for p in preds[1:])
+            return jnp.sum((preds[-1] - Y) ** 2), rel
+
+        sse, rel = jax.lax.map(chunk, keys.reshape(chunks, n // chunks))
+        return jnp.sum(sse) / (n * L), jnp.max(rel)
+
+    measured, rel = sq_errors(jax.random.split(jax.random.key(0), n))
+    k = np.arange(1, L + 1)
+    expected = float(np.mean((1 - phi ** (2 * k)) / (1 - phi**2)))
+    if float(rel) > 1e-5:
+        return ClaimResult(float(rel), "<= 1e-5", 1e-5, False, "forecasts differ across H")
+    return ClaimResult.close(measured, expected, rtol=0.02,
+                             details=f"max relative difference of the H = 1, 4, 24 forecasts {float(rel):.1e}")
+
+
+@claim(area=_AREA, paper=EF, quick=True)
+def exact_recurrence_extrapolates_720_steps() -> ClaimResult:
+    """(c).4-3: y_t = sin(2 pi t/24) + 0.5 sin(2 pi t/168 + 0.3); least-squares Linear (T = 336, H = 24) on the
+    first 4,000 points, EF to L = 720 from t = 4500; measured = max |error| in float64 (float32 in details,
+    spec bound 1e-5)."""
+    y = F.sinusoid_series(5300)
+    X, Y = F.make_windows(y[:4000], T, 24)
+    m = F.fit_linear(X, Y, bias=False)
+    errs = {}
+    for dt in (jnp.float64, jnp.float32):
+        md = jax.tree_util.tree_map(lambda a, dt=dt: a.astype(dt), m)
+        pred = F.ef_forecast(md, y[4500 - T:4500].astype(dt), 720)
+        errs[dt] = float(jnp.max(jnp.abs(pred - y[4500:5220])))
+    return ClaimResult.at_most(errs[jnp.float64], 1e-10, details=f"float32: {errs[jnp.float32]:.2e} (<= 1e-5)")
+
+
+@claim(area=_AREA, paper=EF, quick=True)
+def linear_near_and_far_gradients_are_orthogonal() -> ClaimResult:
+    """(c).3: in a Linear model (output steps share no parameter) cos(grad l_near, grad l_far) = 0 exactly, on every
+    minibatch (L = 720 split at H = 96; RevIN on); measured = max |cos| over 20 batches of 64 windows."""
+    X, Y = F.make_windows(_data()[0], T, 720, stride=5)
+    out = F.gradient_conflict(F.Linear(T, 720, key=jax.random.key(4)), X[:1280], Y[:1280], 96)
+    return ClaimResult.at_most(float(jnp.max(jnp.abs(out["cos"]))), 0.0)
+
+
+def _mse96(model) -> float:
+    return F.evaluate_horizons(model, _data()[2], [96])[96]["mse"]
+
+
+@claim(area=_AREA, paper=EF, quick=False)
+def truncated_long_mlp_is_worse_at_96() -> ClaimResult:
+    """(c).4-4 (Fig. 1 analogue): MLP trained with H = 720 and truncated to 96 vs trained with H = 96, test MSE@96;
+    measured = ratio (paper: > 1). Gradient conflict of the H = 720 model at the end of training in details."""
+    long, short = _trained("mlp", 720), _trained("mlp", 96)
+    a, b = _mse96(long), _mse96(short)
+    X, Y = F.make_windows(_data()[0], T, 720, stride=5)
+    g = F.gradient_conflict(long, X[:1280], Y[:1280], 96)
+    return ClaimResult.at_least(a / b, 1.0, details=f"MSE@96 truncated {a:.4f}, H=96 {b:.4f}; cos(near, far) "
+                                f"mean {float(g['cos_mean']):+.3f}, fraction < 0 {float(g['frac_negative']):.2f}")
+
+
+@claim(area=_AREA, paper=EF, quick=False)
+def truncated_long_linear_agrees_at_96() -> ClaimResult:
+    """(c).4-4: the same comparison for Linear (no shared parameters): the two MSE@96 agree within 2 %;
+    measured = |ratio - 1|."""
+    a, b = _mse96(_trained("linear", 720)), _mse96(_trained("linear", 96))
+    return ClaimResult.at_most(abs(a / b - 1), 0.02, details=f"MSE@96 truncated {a:.4f}, H=96 {b:.4f}")
+
+
+@functools.cache
+def _ef_df_tables():
+    ef = F.evaluate_horizons(_trained("mlp", 96), _data()[2], LS, "ef")
+    df = F.evaluate_horizons({L: _trained("mlp", L) for L in LS}, _data()[2], LS, "df")
+    return ef, df
+
+
+@claim(area=_AREA, paper=EF, quick=False)
+def ef_beats_df_on_average() -> ClaimResult:
+    """(c).4-5: one MLP with H = 96 rolled out to L in {96, 192, 336, 720} vs four DF MLPs (one per L); measured =
+    mean_L MSE_DF / mean_L MSE_EF (paper: > 1, EF better on average)."""
+    ef, df = _ef_df_tables()
+    ratio = np.mean([df[L]["mse"] for L in LS]) / np.mean([ef[L]["mse"] for L in LS])
+    rows = "; ".join(f"L={L}: EF {ef[L]['mse']:.4f}/{ef[L]['mae']:.4f} DF {df[L]['mse']:.4f}/{df[L]['mae']:.4f}"
+                     for L in LS)
+    return ClaimResult.at_least(ratio, 1.0, details=f"MSE/MAE {rows}")
+
+
+@claim(area=_AREA, paper=EF, quick=False)
+def ef_stays_bounded_at_2880() -> ClaimResult:
+    """(c).4-5 extreme extrapolation: the H = 96 MLP rolled out 2,880 steps (30 evolutions) from 121 windows of the
+    validation + test span; measured = MSE / variance of that span (spec: finite and <= 2)."""
+    _, va, te = _data()
+    span = jnp.concatenate([va, te[T:]])
+    table = F.evaluate_horizons(_trained("mlp", 96), span, [2880], window_stride=24)
+    var = float(jnp.var(span[T:]))
+    return ClaimResult.at_most(table[2880]["mse"] / var, 2.0,
+                               details=f"MSE {table[2880]['mse']:.4f}, variance {var:.4f}, "
+                                       f"{table[2880]['windows']} windows")

@@ -1,0 +1,153 @@
+"""Training, the least-squares Linear, the truncation identity, the gradient-conflict diagnostic and the
+horizon tables (spec (c).3-4)."""
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax.flatten_util import ravel_pytree
+
+from jaxlab.generative import forecasting as F
+
+T, H, L, C = 48, 12, 36, 2
+KEY = jax.random.key(0)
+
+
+@pytest.fixture(scope="module")
+def series():
+    return F.ett_like(jax.random.key(4), n=1200, C=C)
+
+
+@pytest.fixture(scope="module")
+def windows(series):
+    return F.make_windows(series[:800], T, L)
+
+
+def test_fit_linear_matches_numpy_lstsq(windows):
+    X, Y = windows
+    m = F.fit_linear(X, Y[:, :H])
+    A = np.moveaxis(np.asarray(X), 2, 1).reshape(-1, T)
+    B = np.moveaxis(np.asarray(Y[:, :H]), 2, 1).reshape(-1, H)
+    sol = np.linalg.lstsq(np.c_[A, np.ones(len(A))], B, rcond=None)[0]
+    np.testing.assert_allclose(m.weight, sol[:T].T, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(m.bias, sol[T], rtol=1e-6, atol=1e-8)
+    ridge = F.fit_linear(X, Y[:, :H], ridge=10.0, bias=False)
+    want = np.linalg.solve(A.T @ A + 10.0 * np.eye(T), A.T @ B)
+    np.testing.assert_allclose(ridge.weight, want.T, rtol=1e-8, atol=1e-10)
+
+
+def test_truncated_long_linear_equals_short_linear_at_the_optimum(windows):
+    """Spec (c).3: with no parameter shared across output steps, DF-L truncated to H is DF-H exactly."""
+    X, Y = windows
+    long, short = F.fit_linear(X, Y), F.fit_linear(X, Y[:, :H])
+    np.testing.assert_allclose(long.weight[:H], short.weight, rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(long.bias[:H], short.bias, rtol=1e-9, atol=1e-11)
+
+
+def test_adamw_training_approaches_least_squares(windows):
+    X, Y = windows
+    Yh = Y[:, :H]
+    best = float(F.forecast_loss(F.fit_linear(X, Yh), X, Yh))
+    m0 = F.Linear(T, H, key=KEY, revin=False)
+    start = float(F.forecast_loss(m0, X, Yh))
+    m, losses = F.train_forecaster(jax.random.key(1), m0, (X, Y), steps=1500, batch=64, lr=3e-3,
+                                   with_losses=True)
+    end = float(F.forecast_loss(m, X, Yh))
+    assert losses.shape == (1500,)
+    assert best <= end <= 1.05 * best
+    assert end < 0.5 * start
+
+
+def test_training_from_a_series_cuts_windows_on_the_fly(series):
+    m0 = F.MLPForecaster(T, H, key=KEY, width=32)
+    m, losses = F.train_forecaster(jax.random.key(2), m0, series[:800], steps=300, with_losses=True)
+    X, Y = F.make_windows(series[800:], T, H)
+    assert float(F.forecast_loss(m, X, Y)) < 0.5 * float(F.forecast_loss(m0, X, Y))
+    assert float(losses[-50:].mean()) < 0.5 * float(losses[:10].mean())
+
+
+def test_rollout_finetune_lowers_the_rollout_loss(series, windows):
+    X, Y = windows
+    m0 = F.fit_linear(X, Y[:, :H], ridge=1.0)
+    before = float(F.rollout_loss(m0, X, Y))
+    m = F.rollout_finetune(jax.random.key(3), m0, (X, Y), k_steps=3, steps=200, lr=1e-4)
+    assert float(F.rollout_loss(m, X, Y)) < before
+
+
+def test_gradient_conflict_zero_for_linear_and_matches_manual_cosine(windows):
+    X, Y = windows
+    lin = F.Linear(T, L, key=KEY)
+    out = F.gradient_conflict(lin, X, Y, H, batch=64)
+    assert out["cos"].shape == (X.shape[0] // 64,)
+    assert float(jnp.max(jnp.abs(out["cos"]))) == 0.0
+    assert set(out["per_group"]) == {".weight", ".bias"}
+
+    mlp = F.MLPForecaster(T, L, key=KEY, width=16)
+    res = F.gradient_conflict(mlp, X, Y, H, batch=64)
+    xb, yb = X[64:128], Y[64:128]
+
+    params, static = eqx.partition(mlp, eqx.is_array)
+
+    def part(p, lo, hi):
+        return jnp.mean((jax.vmap(eqx.combine(p, static))(xb)[:, lo:hi] - yb[:, lo:hi]) ** 2)
+
+    gn = ravel_pytree(jax.grad(part)(params, 0, H))[0]
+    gf = ravel_pytree(jax.grad(part)(params, H, L))[0]
+    want = float(gn @ gf / np.linalg.norm(gn) / np.linalg.norm(gf))
+    np.testing.assert_allclose(res["cos"][1], want, rtol=1e-9)
+    np.testing.assert_allclose(res["frac_negative"], np.mean(np.asarray(res["cos"]) < 0))
+    # the output layer's rows are disjoint between near and far steps; the hidden layers are shared
+    assert float(res["per_group"][".mlp.layers[2].weight"]) == 0.0
+    assert abs(float(res["per_group"][".mlp.layers[0].weight"])) > 1e-3
+
+
+def test_evaluate_horizons_matches_manual_windows(series):
+    te = series[800:]
+    m = F.DLinear(T, H, key=KEY)
+    Ls = [12, 30]
+    table = F.evaluate_horizons(m, te, Ls, window_stride=5)
+    for Lh in Ls:
+        X, Y = F.make_windows(te, T, Lh, stride=5)
+        pred = np.asarray(jax.vmap(lambda x, Lh=Lh: F.ef_forecast(m, x, Lh))(X))
+        assert table[Lh]["windows"] == X.shape[0]
+        np.testing.assert_allclose(table[Lh]["mse"], np.mean((pred - np.asarray(Y)) ** 2), rtol=1e-10)
+        np.testing.assert_allclose(table[Lh]["mae"], np.mean(np.abs(pred - np.asarray(Y))), rtol=1e-10)
+    # (X, Y) windows and DF models
+    X, Y = F.make_windows(te, T, 30, stride=7)
+    models = {12: m, 30: F.Linear(T, 30, key=KEY)}
+    df = F.evaluate_horizons(models, (X, Y), [12, 30], mode="df")
+    np.testing.assert_allclose(df[30]["mse"], float(F.mse(jax.vmap(models[30])(X), Y)), rtol=1e-10)
+    np.testing.assert_allclose(df[12]["mae"], float(F.mae(jax.vmap(m)(X), Y[:, :12])), rtol=1e-10)
+    assert "MSE" in F.horizon_table({"DF": df})
+
+
+def test_training_and_diagnostic_bad_inputs(series, windows):
+    X, Y = windows
+    m = F.Linear(T, H, key=KEY)
+    with pytest.raises(ValueError, match="train_windows must have at least 60 rows"):
+        F.train_forecaster(KEY, m, series[:59], steps=1)
+    with pytest.raises(ValueError, match="train_windows must have X of length T=48"):
+        F.train_forecaster(KEY, m, (X[:, 1:], Y), steps=1)
+    with pytest.raises(ValueError, match="steps must be >= 1"):
+        F.train_forecaster(KEY, m, (X, Y), steps=0)
+    with pytest.raises(ValueError, match="lr must be > 0"):
+        F.train_forecaster(KEY, m, (X, Y), steps=1, lr=0.0)
+    with pytest.raises(ValueError, match="train_windows has 1 NaN entries"):
+        F.train_forecaster(KEY, m, series[:100].at[3, 0].set(jnp.nan), steps=1)
+    with pytest.raises(ValueError, match="H must be < the model's horizon L=12"):
+        F.gradient_conflict(m, X, Y, 12)
+    with pytest.raises(ValueError, match="Y must have X's"):
+        F.forecast_loss(m, X, Y[:5])
+    with pytest.raises(ValueError, match="H must be <= the model's horizon 12"):
+        F.forecast_loss(m, X, Y, H=13)
+    with pytest.raises(ValueError, match="mode must be 'ef' or 'df'"):
+        F.evaluate_horizons(m, (X, Y), [12], mode="xx")
+    with pytest.raises(ValueError, match="mode='df' needs one model per horizon"):
+        F.evaluate_horizons(m, (X, Y), [12, 24], mode="df")
+    with pytest.raises(ValueError, match="df_forecast needs a model with horizon H == L=24"):
+        F.evaluate_horizons([m], (X, Y), [24], mode="df")
+    with pytest.raises(ValueError, match="Ls must be <= the targets' length 36"):
+        F.evaluate_horizons(m, (X, Y), [48])
+    with pytest.raises(ValueError, match="pred and true must have the same shape"):
+        F.mse(jnp.zeros(3), jnp.zeros(4))
