@@ -29,15 +29,19 @@ import jax.numpy as jnp
 
 from jaxlab.agents._papers import TOS
 from jaxlab.agents.behavior_tree import Action
+from jaxlab.agents.ppo import SkillEnv
 from jaxlab.agents.tree_of_skill import BTEnv, Skill, goal_spec
 from jaxlab.core.citations import cites
 from jaxlab.core.validation import check_finite, check_shape
 
 __all__ = [
     "ACTION_DIM",
+    "DEFAULT_PARAMS",
     "OBS_DIM",
     "EnvState",
+    "PickState",
     "RodInsertParams",
+    "pick_skill_env",
     "rodinsert_actions",
     "rodinsert_bt_env",
     "rodinsert_literals",
@@ -68,6 +72,9 @@ class RodInsertParams(NamedTuple):
     rod_y_range: float = 0.6  # rod centre y uniform in [-rod_y_range, rod_y_range]
 
 
+DEFAULT_PARAMS = RodInsertParams()
+
+
 class EnvState(NamedTuple):
     p: jax.Array  # (2,) gripper position
     rod: jax.Array  # (2,) rod centre
@@ -85,7 +92,7 @@ def rodinsert_obs(state: EnvState) -> jax.Array:
 
 
 @cites(TOS)
-def rodinsert_reset(key: jax.Array, params: RodInsertParams = RodInsertParams()) -> tuple[jax.Array, EnvState]:
+def rodinsert_reset(key: jax.Array, params: RodInsertParams = DEFAULT_PARAMS) -> tuple[jax.Array, EnvState]:
     """Gripper uniform in the start box, rod centre uniform in its box, nothing held."""
     k1, k2 = jax.random.split(key)
     dtype = jnp.result_type(float)
@@ -102,7 +109,7 @@ def on_rod(p: jax.Array, rod: jax.Array, params: RodInsertParams) -> jax.Array:
 
 
 @cites(TOS)
-def rodinsert_step(key: jax.Array, state: EnvState, action: Any, params: RodInsertParams = RodInsertParams(),
+def rodinsert_step(key: jax.Array, state: EnvState, action: Any, params: RodInsertParams = DEFAULT_PARAMS,
                    *, debug: bool = False) -> tuple[jax.Array, EnvState, jax.Array, jax.Array, dict]:
     """One control step; ``reward = 1`` on the step of insertion, ``done`` on insertion or at ``max_steps``.
 
@@ -152,7 +159,7 @@ def _toward(p, target, step_size):
 
 
 def scripted_pick(obs: jax.Array, goal: jax.Array, mask: jax.Array,
-                  params: RodInsertParams = RodInsertParams()) -> jax.Array:
+                  params: RodInsertParams = DEFAULT_PARAMS) -> jax.Array:
     """Analytic goal-conditioned Pick: move to ``(c_x + delta_goal, c_y)`` (``delta_goal = g_0`` clipped to the
     rod, ``0`` when masked) and close the gripper there. Goal space ``[-l/2, l/2]`` in slot 0."""
     p, rod = obs[:2], obs[2:4]
@@ -165,7 +172,7 @@ def scripted_pick(obs: jax.Array, goal: jax.Array, mask: jax.Array,
 
 
 def scripted_insert(obs: jax.Array, goal: jax.Array, mask: jax.Array,
-                    params: RodInsertParams = RodInsertParams()) -> jax.Array:
+                    params: RodInsertParams = DEFAULT_PARAMS) -> jax.Array:
     """Analytic Insert (no goal): keep the grip closed, align with the slot's ``y`` and push right."""
     del goal, mask
     p = obs[:2]
@@ -174,7 +181,7 @@ def scripted_insert(obs: jax.Array, goal: jax.Array, mask: jax.Array,
 
 
 @functools.lru_cache(maxsize=16)
-def rodinsert_bt_env(params: RodInsertParams = RodInsertParams()) -> BTEnv:
+def rodinsert_bt_env(params: RodInsertParams = DEFAULT_PARAMS) -> BTEnv:
     """RodInsert2D as a :class:`~jaxlab.agents.tree_of_skill.BTEnv` (cached: the same params give the same
     functions, so jitted runners compile once)."""
     return BTEnv(functools.partial(_reset_p, params=params), functools.partial(_step_p, params=params),
@@ -198,7 +205,7 @@ def _inserted(state):
 
 
 @functools.lru_cache(maxsize=16)
-def scripted_skills(params: RodInsertParams = RodInsertParams(), horizon: int = 40) -> dict[str, Skill]:
+def scripted_skills(params: RodInsertParams = DEFAULT_PARAMS, horizon: int = 40) -> dict[str, Skill]:
     """The analytic goal-conditioned skills (``d_g = 2``): ``Pick`` (goal: grasp offset, ``d = 1``; done when
     holding) and ``Insert`` (no goal; done when inserted)."""
     return {
@@ -207,7 +214,7 @@ def scripted_skills(params: RodInsertParams = RodInsertParams(), horizon: int = 
     }
 
 
-def rodinsert_step_numpy(p, rod, held, delta, inserted, t, action, params: RodInsertParams = RodInsertParams()):
+def rodinsert_step_numpy(p, rod, held, delta, inserted, t, action, params: RodInsertParams = DEFAULT_PARAMS):
     """Plain vectorised NumPy reference of :func:`rodinsert_step` over a batch (leading axis), for tests and the
     benchmark peer: the same equations, written directly on arrays. Returns the new
     ``(p, rod, held, delta, inserted, t, reward, done)``."""
@@ -226,3 +233,40 @@ def rodinsert_step_numpy(p, rod, held, delta, inserted, t, action, params: RodIn
     t = t + 1
     reward = (new_inserted & ~inserted).astype(p.dtype)
     return p, rod, new_held, delta, new_inserted, t, reward, new_inserted | (t >= params.max_steps)
+
+
+class PickState(NamedTuple):
+    env: EnvState
+    t: jax.Array
+
+
+def pick_skill_env(params: RodInsertParams = DEFAULT_PARAMS, *, p_drop: float = 0.2, horizon: int = 40,
+                   lambda_g: float = 1.0, r_succ: float = 10.0) -> SkillEnv:
+    """The goal-conditioned Pick skill MDP for PPO (spec B.3 stage 1; shaping **[chosen]**): start from
+    :func:`rodinsert_reset`; goal ``g_0 ~ U(-l/2, l/2)`` kept with probability ``1 - p_drop`` (else ``mu = 0``:
+    default grasp at the centre). Reward ``r = -|p_y - c_y| - (1 - mu) |p_x - c_x| - lambda_g |phi - g_0| mu
+    + r_succ 1[success]`` with ``phi = p_x - c_x``; success = holding at ``|delta - mu g_0| < 0.05``; the skill
+    ends when holding or after ``horizon`` steps."""
+    spec = goal_spec(1, 2)
+    half = params.rod_length / 2
+
+    def reset(key):
+        k1, k2, k3 = jax.random.split(key, 3)
+        obs, st = rodinsert_reset(k1, params)
+        g = jnp.stack([jax.random.uniform(k2, (), obs.dtype, -half, half), jnp.zeros((), obs.dtype)])
+        use = (jax.random.uniform(k3) >= p_drop).astype(obs.dtype)
+        return obs, PickState(st, jnp.zeros((), jnp.int32)), jnp.where(spec.space_mask * use > 0, g, 0.0), (
+            spec.space_mask * use)
+
+    def step(key, state, action, goal, mask):
+        obs, st, _, _, _ = rodinsert_step(key, state.env, action, params)
+        mu = mask[0]
+        target = mu * goal[0]
+        phi = st.p[0] - st.rod[0]
+        succ = st.held & (jnp.abs(st.delta - target) < params.tol)
+        r = (-jnp.abs(st.p[1] - st.rod[1]) - (1 - mu) * jnp.abs(phi) - lambda_g * jnp.abs(phi - goal[0]) * mu
+             + r_succ * succ)
+        t = state.t + 1
+        return obs, PickState(st, t), r, st.held | (t >= horizon), succ
+
+    return SkillEnv(reset, step)

@@ -317,11 +317,12 @@ class GuideMetrics(NamedTuple):
 
 @cites(TOS)
 def train_guiding(key: jax.Array, env: BTEnv, skill_k: Skill, skill_next: Skill, guide: GuidingNet,
-                  cfg: GuideConfig = GuideConfig()) -> tuple[GuidingNet, GuideMetrics]:
+                  cfg: GuideConfig | None = None) -> tuple[GuidingNet, GuideMetrics]:
     """Train ``G_{k' <- k}`` as a one-step contextual bandit with REINFORCE and a running-mean baseline (skills
     frozen): ``o_0 ~ reset``, ``g ~ N(mu_g(o_0), sigma_g^2)``, run ``k`` with goal ``g`` (``mu = 1``), then ``k'``
     goal-free; ``R = 1[k ok] + 1[k' ok]``; minimise ``-(R - b) sum_j m_j log N(g_j; mu_j, sigma_j^2)``. One
     ``lax.scan`` over updates, episodes vmapped; optax Adam."""
+    cfg = GuideConfig() if cfg is None else cfg
     check_positive(cfg.lr, "cfg.lr")
     n_up = check_int(cfg.num_updates, "cfg.num_updates", min_value=1)
     batch = check_int(cfg.batch, "cfg.batch", min_value=1)

@@ -23,7 +23,7 @@ def drive(state, actions):
     step = STEP
     out = []
     for a in actions:
-        obs, state, r, d, info = step(state, jnp.asarray(a, float))
+        _, state, r, d, _ = step(state, jnp.asarray(a, float))
         out.append((state, float(r), bool(d)))
     return out
 
@@ -73,7 +73,7 @@ def test_jit_vmap_step_equals_numpy_reference():
     _, s = jax.vmap(ri.rodinsert_reset)(jax.random.split(jax.random.key(1), n))
     rng = np.random.default_rng(0)
     # put half the grippers on their rods so that grasps, carries and insertions all happen
-    p0 = np.where(np.arange(n)[:, None] < n // 2, np.asarray(s.rod) + [[-0.25, 0.0]], np.asarray(s.p))
+    p0 = np.where(np.arange(n)[:, None] < n // 2, np.asarray(s.rod) + np.asarray([[-0.25, 0.0]]), np.asarray(s.p))
     s = s._replace(p=jnp.asarray(p0))
     step = jax.jit(jax.vmap(lambda st, a: ri.rodinsert_step(jax.random.key(0), st, a, P)))
     ref = [p0, np.asarray(s.rod), np.zeros(n, bool), np.zeros(n), np.zeros(n, bool), np.zeros(n, int)]
