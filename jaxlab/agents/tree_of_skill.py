@@ -210,8 +210,11 @@ def _phase(skills, guides, env, horizon, keys, states, obs, skill_idx, guide_idx
         mu, _ = jax.lax.switch(gi, branches, ob)
         m = masks[kk] * use
         g = jnp.where(m > 0, mu, 0.0)
-        act = lambda o, gg, mm: jax.lax.switch(kk, [s.act for s in skills], o, gg, mm)  # noqa: E731
-        done = lambda st: jax.lax.switch(kk, [s.done for s in skills], st)  # noqa: E731
+        # plain lambdas as branches: a skill's act may be a bound method of a module holding traced arrays
+        acts = [lambda o, gg, mm, f=s.act: f(o, gg, mm) for s in skills]
+        dones = [lambda st, f=s.done: f(st) for s in skills]
+        act = lambda o, gg, mm: jax.lax.switch(kk, acts, o, gg, mm)  # noqa: E731
+        done = lambda st: jax.lax.switch(kk, dones, st)  # noqa: E731
         state, ob, ok = rollout_skill(env, act, done, horizon, key, state, ob, g, m, finished=k < 0)
         return state, ob, ok, g
 
