@@ -55,8 +55,8 @@ from jaxlab.generative._papers import ACTPANO
 from jaxlab.generative.active_scene_render import (
     RayResult,
     Scene,
+    _accumulate,
     _adjacent,
-    _composite,
     _march,
     check_pose,
     default_n_samples,
@@ -148,6 +148,7 @@ class ActiveConfig(NamedTuple):
     reliability_aware: bool = True
     z_cam: int | None = None
     cand_stride: int = 4
+    cand_clearance: int = 2
     circle_views: int = 8
     circle_radius: float = 0.3
 
@@ -274,26 +275,17 @@ def _render_memory(memory, pose, cfg):
     G = memory.logodds.shape[0]
     p = jax.nn.sigmoid(memory.logodds)
     field = jnp.where(memory.weight > 0, jnp.maximum(2 * p - 1, 0.0), 0.0)
-    t, flat, inside = _march(field.shape, pose, _dirs(cfg, field.dtype), cfg.step, cfg.samples(G))
-    alpha = jnp.where(inside, field.ravel()[flat], 0.0)
-    _, w = _composite(alpha)
-    A = jnp.sum(w, -1)
-    col = jnp.einsum("...s,...sc->...c", w, memory.color.reshape(-1, 3)[flat])
-    return Render(jnp.sum(w * t, -1) / jnp.maximum(A, 1e-6), col, A)
+    D, A, C, _ = _accumulate(field, pose, _dirs(cfg, field.dtype), cfg.step, cfg.samples(G), 0.0, memory.color)
+    return Render(D / jnp.maximum(A, 1e-6), C, A)
 
 
 def _gt_cast(scene, pose, dirs, step, n_samples):
-    """First-hit depth, colour, normal and opacity of the binary ground truth."""
+    """First-hit depth, colour, normal and opacity of the binary ground truth (``sum_j w_j f_j`` is the first
+    hit's ``f`` for a binary field)."""
     occ = scene.occ.astype(scene.color.dtype)
-    t, flat, inside = _march(occ.shape, pose, dirs, step, n_samples)
-    alpha = jnp.where(inside, occ.ravel()[flat], 1.0)
-    _, w = _composite(alpha)
-    hit = jnp.argmax(alpha >= 0.5, axis=-1)
-    cell = jnp.take_along_axis(flat, hit[..., None], -1)[..., 0]
-    ok = jnp.take_along_axis(inside, hit[..., None], -1)[..., 0] & jnp.any(alpha >= 0.5, -1)
-    col = jnp.where(ok[..., None], scene.color.reshape(-1, 3)[cell], 0.0)
-    nrm = jnp.where(ok[..., None], scene.normal.reshape(-1, 3)[cell], 0.0)
-    return jnp.sum(w * t, -1), col, nrm, jnp.sum(w, -1)
+    feats = jnp.concatenate([scene.color, scene.normal], axis=-1)
+    D, A, F, _ = _accumulate(occ, pose, dirs, step, n_samples, 1.0, feats)
+    return D, F[..., :3], F[..., 3:], A
 
 
 @cites(ACTPANO)
@@ -485,15 +477,11 @@ def ray_utility_terms(memory: SceneMemory, origin: Float[Array, " 3"], dirs: Flo
     ``sum_j T_j H(p_j)`` through the memory (unknown cells at p = 0.5, outside the grid occupied with
     ``kappa = 1`` and ``H = 0``)."""
     cfg = cfg or ActiveConfig()
-    G = memory.logodds.shape[0]
-    _, flat, inside = _march((G, G, G), origin, dirs, step, n_samples)
-    p = jnp.where(memory.weight > 0, jax.nn.sigmoid(memory.logodds), 0.5).ravel()[flat]
-    alpha = jnp.where(inside, p, 1.0)
-    T, _ = _composite(alpha)
-    unknown = inside & (memory.weight.ravel()[flat] == 0)
-    kappa = jnp.where(inside, confidence(memory, cfg).ravel()[flat], 1.0)
-    ent = jnp.where(inside, _entropy(p), 0.0)
-    return (jnp.sum(T * unknown, -1), jnp.sum(T * alpha * (1 - kappa), -1), jnp.sum(T * ent, -1))
+    p = jnp.where(memory.weight > 0, jax.nn.sigmoid(memory.logodds), 0.5)
+    wfeat = (1 - confidence(memory, cfg))[..., None]
+    vfeat = jnp.stack([(memory.weight == 0).astype(p.dtype), _entropy(p)], axis=-1)
+    _, _, rep, vis = _accumulate(p, origin, dirs, step, n_samples, 1.0, wfeat, vfeat)
+    return vis[..., 0], rep[..., 0], vis[..., 1]
 
 
 def _check_candidates(candidates, G):
@@ -604,8 +592,16 @@ def candidate_lattice(scene: Scene, cfg: ActiveConfig | None = None) -> tuple[Fl
     ii = np.arange(cfg.cand_stride // 2, G, cfg.cand_stride)
     gx, gy = np.meshgrid(ii, ii, indexing="ij")
     cells = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, z)], -1)
-    valid = ~jnp.asarray(scene.occ)[cells[:, 0], cells[:, 1], cells[:, 2]]
-    return jnp.asarray(cells + 0.5, scene.color.dtype), valid
+    candidates = jnp.asarray(cells + 0.5, scene.color.dtype)
+    return candidates, _clear(scene, candidates, cfg)
+
+
+def _clear(scene, candidates, cfg):
+    """Candidates with no occupied voxel within ``cand_clearance`` voxels (Chebyshev distance)."""
+    k = 2 * cfg.cand_clearance + 1
+    near = jax.lax.reduce_window(jnp.asarray(scene.occ), False, jax.lax.bitwise_or, (k, k, k), (1, 1, 1), "SAME")
+    cells = jnp.floor(candidates).astype(jnp.int32)
+    return ~near[cells[:, 0], cells[:, 1], cells[:, 2]]
 
 
 @cites(ACTPANO)
@@ -649,8 +645,7 @@ def explore_step(key: Key, state: ExploreState, scene: Scene, candidates: Float[
     run_max = jnp.maximum(state.cov_hist[1], est)
     growing = (est - state.cov_hist[0]) > cfg.growth_threshold * run_max
     mode = jnp.where(growing, 0, 1).astype(jnp.int32)
-    cells = jnp.floor(candidates).astype(jnp.int32)
-    valid = ~jnp.asarray(scene.occ)[cells[:, 0], cells[:, 1], cells[:, 2]]
+    valid = _clear(scene, candidates, cfg)
     if policy == "active":
         idx, _ = select_next_view(memory, candidates, state.pose, mode, cfg, valid)
     elif policy == "circle":

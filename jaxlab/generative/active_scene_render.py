@@ -52,6 +52,7 @@ __all__ = [
     "pano_directions",
     "pixel_solid_angle_weights",
     "raycast",
+    "raycast_depth",
     "sample_free_poses",
     "surface_mask",
 ]
@@ -224,6 +225,60 @@ def _march(shape, origin, dirs, step, n_samples):
     return t, jnp.where(inside, flat, 0), inside
 
 
+def _accumulate(alpha_field, origin, dirs, step, n_samples, outside=1.0, wfeat=None, vfeat=None, chunk=16):
+    """Front-to-back compositing without materialising per-sample arrays.
+
+    Marches ``chunk`` samples at a time under ``lax.scan`` (the chunk's products unrolled, so XLA fuses them)
+    and returns ``depth = sum_j w_j t_j``, ``opacity = sum_j w_j``, ``sum_j w_j wfeat_j`` (C,) and
+    ``sum_j T_j vfeat_j`` (C',) per ray, with ``w_j = T_j alpha_j``. The fields are padded with one voxel of
+    ``outside`` (features 0) and the indices clipped, so that every lookup is one in-bounds row gather.
+    """
+    lead = dirs.shape[:-1]
+    dtype = dirs.dtype
+    chans = [alpha_field[..., None]]
+    for f in (wfeat, vfeat):
+        if f is not None:
+            chans.append(f.astype(alpha_field.dtype))
+    table = jnp.concatenate(chans, axis=-1)
+    pad_val = jnp.zeros(table.shape[-1], table.dtype).at[0].set(outside)
+    table = jnp.pad(table, ((1, 1), (1, 1), (1, 1), (0, 0)))
+    border = jnp.pad(jnp.zeros(alpha_field.shape, bool), 1, constant_values=True)
+    table = jnp.where(border[..., None], pad_val, table)
+    n = table.shape[:3]
+    rows = table.reshape(-1, table.shape[-1])
+    cw = 0 if wfeat is None else wfeat.shape[-1]
+    cv = 0 if vfeat is None else vfeat.shape[-1]
+    n_chunks = -(-n_samples // chunk)
+    dnums = jax.lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
+
+    def body(carry, ci):
+        T, D, A, W, V = carry
+        j = ci * chunk + jnp.arange(chunk)
+        t = (j.astype(dtype) + 0.5) * step
+        pts = origin + 1.0 + dirs[..., None, :] * t[:, None]
+        idx = jnp.clip(jnp.floor(pts), 0, jnp.asarray(n, dtype) - 1).astype(jnp.int32)
+        flat = (idx[..., 0] * n[1] + idx[..., 1]) * n[2] + idx[..., 2]
+        vals = jax.lax.gather(rows, flat.reshape(-1, 1), dnums, (1, rows.shape[-1]), mode="promise_in_bounds")
+        vals = vals.reshape(*flat.shape, -1)
+        if n_samples % chunk:
+            vals = jnp.where((j < n_samples)[:, None], vals, 0.0)
+        for k in range(chunk):
+            a = vals[..., k, 0]
+            w = T * a
+            D, A = D + w * t[k], A + w
+            if cw:
+                W = W + w[..., None] * vals[..., k, 1:1 + cw]
+            if cv:
+                V = V + T[..., None] * vals[..., k, 1 + cw:]
+            T = T * (1.0 - a)
+        return (T, D, A, W, V), None
+
+    z = jnp.zeros(lead, dtype)
+    init = (z + 1, z, z, jnp.zeros((*lead, cw), dtype), jnp.zeros((*lead, cv), dtype))
+    (_, D, A, W, V), _ = jax.lax.scan(body, init, jnp.arange(n_chunks))
+    return D, A, W, V
+
+
 def _composite(alpha):
     """Exclusive transmittance ``T_j = prod_{i<j}(1 - alpha_i)`` along the last axis, and ``w = T alpha``."""
     T = jnp.cumprod(1.0 - alpha, axis=-1)
@@ -272,3 +327,19 @@ def _raycast(prob_field, origin, dirs, step, n_samples, outside):
     hit = alpha >= 0.5
     first = jnp.where(jnp.any(hit, -1), jnp.argmax(hit, -1), n_samples)
     return RayResult(t, alpha, T, w, jnp.sum(w * t, -1), jnp.sum(w, -1), first)
+
+
+@cites(ACTPANO)
+def raycast_depth(prob_field: Float[Array, "X Y Z"], origin: Float[Array, " 3"], dirs: Float[Array, "... 3"], *,
+                  step: float, n_samples: int, outside: float = 1.0) -> tuple[Float[Array, "..."], Float[Array, "..."]]:
+    """Expected depth ``D`` and opacity ``A`` of :func:`raycast` without the per-sample arrays: the samples are
+    composited in chunks inside a ``lax.scan`` (about 2x faster on CPU, and memory independent of ``S``). Same
+    arguments and validation as :func:`raycast`; equal to its ``depth``/``opacity`` up to rounding."""
+    prob_field, origin, dirs, n_samples = _validate_cast(prob_field, origin, dirs, step, n_samples)
+    return _raycast_depth(prob_field, origin, dirs, step, n_samples, outside)
+
+
+@functools.partial(jax.jit, static_argnums=(4,))
+def _raycast_depth(prob_field, origin, dirs, step, n_samples, outside):
+    D, A, _, _ = _accumulate(prob_field, origin, dirs, step, n_samples, outside)
+    return D, A
