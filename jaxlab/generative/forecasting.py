@@ -478,21 +478,23 @@ def rollout_finetune(key: Any, model: eqx.Module, train_windows: Any, *, k_steps
 def fit_linear(X: Float[Array, "n T C"], Y: Float[Array, "n H C"], *, ridge: float = 0.0, bias: bool = True
                ) -> Linear:
     """Least-squares :class:`Linear` (no RevIN) on channel-independent windows: ``min ‖W x + b − y‖² + ridge‖W‖²``
-    over every window and channel, solved in closed form (``lstsq``: the minimum-norm solution)."""
+    over every window and channel, solved in closed form (NumPy ``lstsq`` in float64: the minimum-norm solution;
+    not jit-able)."""
     X, Y = _check_windows(X, Y)
     check_positive(ridge, "ridge", strict=False)
     T, H = X.shape[1], Y.shape[1]
-    A = jnp.moveaxis(X, 2, 1).reshape(-1, T)
-    B = jnp.moveaxis(Y, 2, 1).reshape(-1, H)
+    # A closed form on concrete data: LAPACK's lstsq in float64 (XLA's SVD costs seconds of compilation).
+    A = np.moveaxis(np.asarray(X, np.float64), 2, 1).reshape(-1, T)
+    B = np.moveaxis(np.asarray(Y, np.float64), 2, 1).reshape(-1, H)
     if bias:
-        A = jnp.concatenate([A, jnp.ones((A.shape[0], 1), A.dtype)], axis=1)
+        A = np.concatenate([A, np.ones((A.shape[0], 1))], axis=1)
     if ridge > 0:
-        reg = jnp.sqrt(ridge) * jnp.eye(T, A.shape[1], dtype=A.dtype)  # the bias is not penalised
-        A, B = jnp.concatenate([A, reg]), jnp.concatenate([B, jnp.zeros((T, H), B.dtype)])
-    sol = jnp.linalg.lstsq(A, B)[0]
-    model = Linear(T, H, key=jax.random.key(0), revin=False, dtype=X.dtype)
-    b = sol[T] if bias else jnp.zeros(H, X.dtype)
-    return eqx.tree_at(lambda m: (m.weight, m.bias), model, (sol[:T].T, b))
+        reg = np.sqrt(ridge) * np.eye(T, A.shape[1])  # the bias is not penalised
+        A, B = np.concatenate([A, reg]), np.concatenate([B, np.zeros((T, H))])
+    sol = np.linalg.lstsq(A, B, rcond=None)[0]
+    model = Linear(T, H, key=None, revin=False, dtype=X.dtype)
+    b = sol[T] if bias else np.zeros(H)
+    return eqx.tree_at(lambda m: (m.weight, m.bias), model, (jnp.asarray(sol[:T].T, X.dtype), jnp.asarray(b, X.dtype)))
 
 
 # -------------------------------------------------------------------------------------------- diagnostics

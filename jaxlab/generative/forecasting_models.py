@@ -114,7 +114,9 @@ def _init_fields(obj, in_len, out_len, channels, revin):
 
 @cites(EF, DLINEAR)
 class Linear(_Forecaster):
-    """``ŷ_c = W x_c + b``, ``W (H, T)`` shared across channels. No parameter is shared across output steps."""
+    """``ŷ_c = W x_c + b``, ``W (H, T)`` shared across channels. No parameter is shared across output steps.
+
+    ``key=None`` gives zero weights (to be set, e.g. by :func:`~jaxlab.generative.forecasting.fit_linear`)."""
 
     weight: Float[Array, "H T"]
     bias: Float[Array, " H"]
@@ -122,8 +124,12 @@ class Linear(_Forecaster):
     def __init__(self, in_len: int, out_len: int, *, key, channels: int | None = None, revin: bool = True,
                  dtype=None):
         _init_fields(self, in_len, out_len, channels, revin)
-        lin = eqx.nn.Linear(self.in_len, self.out_len, key=key, dtype=dtype)
-        self.weight, self.bias = lin.weight, lin.bias
+        if key is None:  # zeros, to be overwritten (fit_linear)
+            dt = jnp.result_type(float) if dtype is None else dtype
+            self.weight, self.bias = jnp.zeros((self.out_len, self.in_len), dt), jnp.zeros(self.out_len, dt)
+        else:
+            lin = eqx.nn.Linear(self.in_len, self.out_len, key=key, dtype=dtype)
+            self.weight, self.bias = lin.weight, lin.bias
 
     def _one(self, x):
         return self.weight @ x + self.bias

@@ -76,10 +76,10 @@ def test_rollout_finetune_lowers_the_rollout_loss(series, windows):
 
 
 def test_gradient_conflict_zero_for_linear_and_matches_manual_cosine(windows):
-    X, Y = windows
+    X, Y = windows[0][:256], windows[1][:256]
     lin = F.Linear(T, L, key=KEY)
     out = F.gradient_conflict(lin, X, Y, H, batch=64)
-    assert out["cos"].shape == (X.shape[0] // 64,)
+    assert out["cos"].shape == (4,)
     assert float(jnp.max(jnp.abs(out["cos"]))) == 0.0
     assert set(out["per_group"]) == {".weight", ".bias"}
 
@@ -106,15 +106,15 @@ def test_evaluate_horizons_matches_manual_windows(series):
     te = series[800:]
     m = F.DLinear(T, H, key=KEY)
     Ls = [12, 30]
-    table = F.evaluate_horizons(m, te, Ls, window_stride=5)
+    table = F.evaluate_horizons(m, te, Ls, window_stride=10)
     for Lh in Ls:
-        X, Y = F.make_windows(te, T, Lh, stride=5)
+        X, Y = F.make_windows(te, T, Lh, stride=10)
         pred = np.asarray(jax.vmap(lambda x, Lh=Lh: F.ef_forecast(m, x, Lh))(X))
         assert table[Lh]["windows"] == X.shape[0]
         np.testing.assert_allclose(table[Lh]["mse"], np.mean((pred - np.asarray(Y)) ** 2), rtol=1e-10)
         np.testing.assert_allclose(table[Lh]["mae"], np.mean(np.abs(pred - np.asarray(Y))), rtol=1e-10)
     # (X, Y) windows and DF models
-    X, Y = F.make_windows(te, T, 30, stride=7)
+    X, Y = F.make_windows(te, T, 30, stride=10)
     models = {12: m, 30: F.Linear(T, 30, key=KEY)}
     df = F.evaluate_horizons(models, (X, Y), [12, 30], mode="df")
     np.testing.assert_allclose(df[30]["mse"], float(F.mse(jax.vmap(models[30])(X), Y)), rtol=1e-10)
