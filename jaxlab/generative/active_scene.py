@@ -65,6 +65,7 @@ from jaxlab.generative.active_scene_render import (
     pano_directions,
     pixel_solid_angle_weights,
     raycast,
+    raycast_depth,
     sample_free_poses,
     surface_mask,
 )
@@ -101,6 +102,7 @@ __all__ = [
     "psnr",
     "ray_utility_terms",
     "raycast",
+    "raycast_depth",
     "render_gt",
     "render_memory",
     "sample_free_poses",

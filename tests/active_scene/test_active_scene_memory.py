@@ -163,9 +163,9 @@ def test_fusion_bad_inputs(pose):
         with pytest.raises(ValueError, match=match):
             A.fuse_rays(m, pose, cfg=CFG, **{**good, **change})
     obs = A.Observation(jnp.ones((8, 16)), jnp.full((8, 16, 3), 0.5), jnp.ones((8, 16)), jnp.zeros((8, 16), bool))
-    with pytest.raises(ValueError, match="obs.color"):
+    with pytest.raises(ValueError, match=r"obs\.color"):
         A.fuse(m, obs._replace(color=jnp.full((8, 16, 2), 0.5)), pose, CFG)
-    with pytest.raises(ValueError, match="obs.reliability"):
+    with pytest.raises(ValueError, match=r"obs\.reliability"):
         A.fuse(m, obs._replace(reliability=jnp.full((8, 16), 2.0)), pose, CFG)
     with pytest.raises(ValueError, match="origin"):
         A.fuse(m, obs, jnp.array([1.0, 2.0, 16.5]), CFG)
