@@ -151,11 +151,15 @@ def ef_beats_df_on_average() -> ClaimResult:
 @claim(area=_AREA, paper=EF, quick=False)
 def ef_stays_bounded_at_2880() -> ClaimResult:
     """(c).4-5 extreme extrapolation: the H = 96 MLP rolled out 2,880 steps (30 evolutions) from 121 windows of the
-    validation + test span; measured = MSE / variance of that span (spec: finite and <= 2)."""
+    validation + test span; measured = MSE / the span's variance (per channel, averaged; spec: finite and <= 2).
+    Details: the same for the H = 96 Linear model and for the window-mean forecast."""
     _, va, te = _data()
     span = jnp.concatenate([va, te[T:]])
-    table = F.evaluate_horizons(_trained("mlp", 96), span, [2880], window_stride=24)
-    var = float(jnp.var(span[T:]))
-    return ClaimResult.at_most(table[2880]["mse"] / var, 2.0,
-                               details=f"MSE {table[2880]['mse']:.4f}, variance {var:.4f}, "
-                                       f"{table[2880]['windows']} windows")
+    var = float(jnp.mean(jnp.var(span[T:], axis=0)))
+    mlp = F.evaluate_horizons(_trained("mlp", 96), span, [2880], window_stride=24)[2880]
+    lin = F.evaluate_horizons(_trained("linear", 96), span, [2880], window_stride=24)[2880]
+    X, Y = F.make_windows(span, T, 2880, stride=24)
+    base = float(jnp.mean((Y - jnp.mean(X, axis=1, keepdims=True)) ** 2))
+    return ClaimResult.at_most(mlp["mse"] / var, 2.0,
+                               details=f"MSE MLP {mlp['mse']:.4f}, Linear {lin['mse']:.4f}, window mean {base:.4f}; "
+                                       f"variance {var:.4f}; {mlp['windows']} windows")
