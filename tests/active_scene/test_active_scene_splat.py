@@ -40,8 +40,7 @@ def test_init_from_memory_and_fit_lowers_the_loss():
     assert np.all(np.asarray(occ)[tuple(cells.T)])
     np.testing.assert_allclose(np.asarray(g.color)[live], np.asarray(scene.color)[tuple(cells.T)])
     np.testing.assert_allclose(np.exp(np.asarray(g.log_scale)), 0.6)
-    cands, valid = A.candidate_lattice(scene, CFG)
-    poses = cands[np.flatnonzero(np.asarray(valid))[:2]]
+    poses = A.sample_free_poses(jax.random.key(1), scene, 2)
     targets = jax.vmap(lambda p: A.render_gt(scene, p, CFG))(poses)
     fitted, losses = fit_gaussians(jax.random.key(0), g, (poses, targets), 40, cfg=CFG, batch_rays=64)
     losses = np.asarray(losses)
