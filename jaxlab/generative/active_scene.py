@@ -618,6 +618,18 @@ def explore_init(scene: Scene, pose0: Float[Array, " 3"], cfg: ActiveConfig | No
                         jnp.zeros(2, dtype), jnp.asarray(0, jnp.int32))
 
 
+def _check_policy(policy):
+    """A policy name (static) or an integer index into ``POLICIES`` (may be traced)."""
+    if isinstance(policy, str):
+        if policy not in POLICIES:
+            raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
+        return policy
+    policy = as_array(policy, "policy", ndim=0, kind="int")
+    if is_concrete(policy) and not 0 <= int(policy) < len(POLICIES):
+        raise ValueError(f"policy index must be in [0, {len(POLICIES)}), got {int(policy)}")
+    return policy
+
+
 def _circle_target(step, G, cfg, dtype):
     ang = 2 * jnp.pi * (step + 1).astype(dtype) / cfg.circle_views
     c = G / 2
@@ -633,10 +645,10 @@ def explore_step(key: Key, state: ExploreState, scene: Scene, candidates: Float[
     simulated generator), fuse it, update the expansion/refinement mode and pick the next pose among the free
     ``candidates`` by ``policy``: ``"active"`` (utility argmax), ``"circle"`` (candidate nearest to the next point
     of a circle of radius ``circle_radius G`` around the room centre, ``circle_views`` points per turn) or
-    ``"random"`` (uniform over free candidates)."""
+    ``"random"`` (uniform over free candidates). ``policy`` may also be an integer index array into
+    :data:`POLICIES` (traced: one compiled program then serves all three policies)."""
     cfg = _check_cfg(cfg)
-    if policy not in POLICIES:
-        raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
+    policy = _check_policy(policy)
     G = scene.occ.shape[0]
     candidates = _check_candidates(candidates, G)
     gen = generator_fn or make_simulated_generator(scene, cfg)
@@ -648,13 +660,16 @@ def explore_step(key: Key, state: ExploreState, scene: Scene, candidates: Float[
     growing = (est - state.cov_hist[0]) > cfg.growth_threshold * run_max
     mode = jnp.where(growing, 0, 1).astype(jnp.int32)
     valid = _clear(scene, candidates, cfg)
-    if policy == "active":
-        idx, _ = select_next_view(memory, candidates, state.pose, mode, cfg, valid)
-    elif policy == "circle":
-        target = _circle_target(state.step, G, cfg, candidates.dtype)
-        idx = jnp.argmin(jnp.where(valid, jnp.linalg.norm(candidates - target, axis=-1), jnp.inf))
+    branches = (
+        lambda: select_next_view(memory, candidates, state.pose, mode, cfg, valid)[0],
+        lambda: jnp.argmin(jnp.where(valid, jnp.linalg.norm(
+            candidates - _circle_target(state.step, G, cfg, candidates.dtype), axis=-1), jnp.inf)),
+        lambda: jax.random.choice(k_pol, candidates.shape[0], p=valid / jnp.sum(valid)),
+    )
+    if isinstance(policy, str):
+        idx = branches[POLICIES.index(policy)]()
     else:
-        idx = jax.random.choice(k_pol, candidates.shape[0], p=valid / jnp.sum(valid))
+        idx = jax.lax.switch(policy, [lambda b=b: jnp.asarray(b(), jnp.int32) for b in branches])
     info = ExploreInfo(state.pose, mode, est, coverage(memory, scene, cfg), jnp.mean(obs.routed_mask), idx)
     new = ExploreState(memory, candidates[idx].astype(state.pose.dtype), mode, jnp.stack([est, run_max]),
                        state.step + 1)
@@ -667,13 +682,13 @@ def explore(key: Key, scene: Scene, n_views: int, policy: str = "active", cfg: A
             ) -> tuple[ExploreState, ExploreInfo]:
     """Run ``n_views`` exploration steps under ``lax.scan`` (via :func:`jaxlab.core.loop.run`) on the fixed
     candidate lattice (:func:`candidate_lattice`). ``pose0`` defaults to the free candidate nearest to the room
-    centre. jit/vmap-able over ``key`` and ``scene`` (``n_views``, ``policy``, ``cfg`` static). Returns the final
+    centre. jit/vmap-able over ``key`` and ``scene`` (``n_views``, ``cfg`` static; ``policy`` a name, static, or
+    an index array into :data:`POLICIES`, traced). Returns the final
     state and the stacked :class:`ExploreInfo` (leading axis ``n_views``)."""
     cfg = _check_cfg(cfg)
     scene = _check_scene(scene)
     n_views = check_int(n_views, "n_views", min_value=1)
-    if policy not in POLICIES:
-        raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
+    policy = _check_policy(policy)
     G = scene.occ.shape[0]
     candidates, valid = candidate_lattice(scene, cfg)
     if is_concrete(valid) and not bool(np.any(np.asarray(valid))):

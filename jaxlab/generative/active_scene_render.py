@@ -225,7 +225,7 @@ def _march(shape, origin, dirs, step, n_samples):
     return t, jnp.where(inside, flat, 0), inside
 
 
-def _accumulate(alpha_field, origin, dirs, step, n_samples, outside=1.0, wfeat=None, vfeat=None, chunk=16):
+def _accumulate(alpha_field, origin, dirs, step, n_samples, outside=1.0, wfeat=None, vfeat=None, chunk=8):
     """Front-to-back compositing without materialising per-sample arrays.
 
     Marches ``chunk`` samples at a time under ``lax.scan`` (the chunk's products unrolled, so XLA fuses them)
