@@ -44,6 +44,10 @@ def test_explore_jit_vmap_over_rooms_and_policies(scenes):
     _, i1 = circle(jax.random.key(1), s0)
     _, i2 = circle(jax.random.key(2), s0)
     np.testing.assert_array_equal(i1.pose, i2.pose)  # the circle ignores the key
+    # a traced policy index gives the same trajectory as the static name (one program for all policies)
+    indexed = jax.jit(lambda k, s, p: A.explore(k, s, 3, p, CFG))
+    _, i3 = indexed(jax.random.key(1), s0, jnp.int32(A.POLICIES.index("circle")))
+    np.testing.assert_array_equal(i3.pose, i1.pose)
 
 
 def test_active_step_picks_the_utility_argmax_and_mode_rule(scene):
@@ -95,6 +99,8 @@ def test_exploration_bad_inputs(scene):
         A.utility_terms(A.init_memory(G), jnp.array([[1.0, 2.0, 40.0]]), cands[5], CFG)
     with pytest.raises(ValueError, match="policy"):
         A.explore(jax.random.key(0), scene, 2, "greedy", CFG)
+    with pytest.raises(ValueError, match="policy index"):
+        A.explore(jax.random.key(0), scene, 2, jnp.int32(3), CFG)
     with pytest.raises(ValueError, match="n_views"):
         A.explore(jax.random.key(0), scene, 0, "circle", CFG)
     with pytest.raises(ValueError, match="pose0"):
