@@ -16,6 +16,12 @@ REVIN = "gen_kim2022revin"
 ETT = "gen_zhou2021informer"
 ACTPANO = "gen_actpano3d2026"
 GSPLAT = "gen_kerbl2023gaussian"
+RECTIFIED_FLOW = "gen_liu2023rectified"
+SD3 = "gen_esser2024sd3"
+FLOW_MATCHING = "gen_lipman2023flow"
+OT_CFM = "gen_tong2024otcfm"
+SEMANTICFLOW = "gen_semanticflow2026"
+FLOWAGENT = "gen_huang2026flowagent"
 
 register_paper(EF, """
 @article{ma2026evolutionary,
@@ -87,4 +93,59 @@ register_paper(GSPLAT, """
   volume = {42},
   number = {4},
   year = {2023},
+}""")
+
+register_paper(RECTIFIED_FLOW, """
+@inproceedings{liu2023flow,
+  title = {Flow Straight and Fast: Learning to Generate and Transfer Data with Rectified Flow},
+  author = {Liu, Xingchao and Gong, Chengyue and Liu, Qiang},
+  booktitle = {International Conference on Learning Representations},
+  note = {arXiv:2209.03003},
+  year = {2023},
+}""")
+
+register_paper(SD3, """
+@inproceedings{esser2024scaling,
+  title = {Scaling Rectified Flow Transformers for High-Resolution Image Synthesis},
+  author = {Esser, Patrick and Kulal, Sumith and Blattmann, Andreas and Entezari, Rahim and M{\\"u}ller, Jonas and
+            Saini, Harry and Levi, Yam and Lorenz, Dominik and Sauer, Axel and Boesel, Frederic and others},
+  booktitle = {International Conference on Machine Learning},
+  note = {arXiv:2403.03206; MM-DiT},
+  year = {2024},
+}""")
+
+register_paper(FLOW_MATCHING, """
+@inproceedings{lipman2023flow,
+  title = {Flow Matching for Generative Modeling},
+  author = {Lipman, Yaron and Chen, Ricky T. Q. and Ben-Hamu, Heli and Nickel, Maximilian and Le, Matt},
+  booktitle = {International Conference on Learning Representations},
+  note = {arXiv:2210.02747},
+  year = {2023},
+}""")
+
+register_paper(OT_CFM, """
+@article{tong2024improving,
+  title = {Improving and Generalizing Flow-Based Generative Models with Minibatch Optimal Transport},
+  author = {Tong, Alexander and Fatras, Kilian and Malkin, Nikolay and Huguet, Guillaume and Zhang, Yanlei and
+            Rector-Brooks, Jarrid and Wolf, Guy and Bengio, Yoshua},
+  journal = {Transactions on Machine Learning Research},
+  note = {arXiv:2302.00482},
+  year = {2024},
+}""")
+
+register_paper(SEMANTICFLOW, """
+@misc{semanticflow2026,
+  title = {SemanticFlow: Tuning-Free Customization with Semantic Perception and Energy-Guided Rectification},
+  note = {2026; known only through its abstract (authors, arXiv id and code not located); the spec reconstructs the
+          method from the abstract and prior training-free guidance work},
+  year = {2026},
+}""")
+
+register_paper(FLOWAGENT, """
+@article{huang2026tools,
+  title = {Tools as Continuous Flow for Evolving Agentic Reasoning},
+  author = {Huang, Tairan and Shang, Siyu and Chen, Qiang and Su, Xiu and Chen, Yi},
+  journal = {arXiv preprint arXiv:2605.07339},
+  note = {abstract and secondary summaries only; author order differs between listings},
+  year = {2026},
 }""")
