@@ -32,7 +32,7 @@ from jaxlab.attention.attention import MeanPoolAttention, attention_heads
 from jaxlab.attention.pe import alibi_bias, spread_penalty
 from jaxlab.core.citations import cites
 from jaxlab.core.loop import RunTrace, run
-from jaxlab.core.validation import check_int, check_positive
+from jaxlab.core.validation import check_int, check_positive, is_concrete
 
 __all__ = ["TASKS", "Block", "PEClassifier", "TrainInfo", "TrainState", "accuracy", "init", "make_step",
            "sample_batch", "train"]
@@ -102,7 +102,7 @@ class PEClassifier(eqx.Module):
         return self.head(z, None, bias, mask, self.rope)
 
 
-def sample_batch(key, task: str, batch: int, n_min: int, n_max: int, vocab: int, k: int = 3,
+def sample_batch(key, task: str | int | Array, batch: int, n_min: int, n_max: int, vocab: int, k: int = 3,
                  p_plant: float = 0.25):
     """A padded batch ``(tokens (B, n_max), mask (B, n_max), labels (B,))`` with lengths uniform in [n_min, n_max].
 
@@ -110,14 +110,32 @@ def sample_batch(key, task: str, batch: int, n_min: int, n_max: int, vocab: int,
     label is the most frequent valid token (ties to the smaller id). ``"position"``: uniform tokens, the label
     is the token at position ``k``. ``"needle"``: noise tokens uniform in ``[V//2, V)``, one needle uniform in
     ``[0, V//2)`` at a uniform valid position; the label is the needle.
+
+    ``task`` may also be an integer index into :data:`TASKS`, possibly traced: then every task's batch is drawn
+    from the same key and the index selects one (``lax.switch``), so one compiled training step serves all
+    tasks (e.g. ``vmap`` over tasks).
     """
-    if task not in TASKS:
-        raise ValueError(f"task must be one of {TASKS}, got {task!r}")
+    if isinstance(task, str):
+        if task not in TASKS:
+            raise ValueError(f"task must be one of {TASKS}, got {task!r}")
+    else:
+        task = jnp.asarray(task)
+        if task.shape != () or not jnp.issubdtype(task.dtype, jnp.integer):
+            raise ValueError(f"task must be a name in {TASKS} or a scalar integer index, got {task!r}")
+        if is_concrete(task) and not 0 <= int(task) < len(TASKS):
+            raise ValueError(f"task index must be in [0, {len(TASKS)}), got {int(task)}")
     batch = check_int(batch, "batch", min_value=1)
     n_max = check_int(n_max, "n_max", min_value=1)
     n_min = check_int(n_min, "n_min", min_value=1, max_value=n_max)
     vocab = check_int(vocab, "vocab", min_value=2)
     k = check_int(k, "k", min_value=0, max_value=n_min - 1)
+    if not isinstance(task, str):
+        return jax.lax.switch(task, [lambda kk, t=t: _sample(kk, t, batch, n_min, n_max, vocab, k, p_plant)
+                                     for t in TASKS], key)
+    return _sample(key, task, batch, n_min, n_max, vocab, k, p_plant)
+
+
+def _sample(key, task: str, batch: int, n_min: int, n_max: int, vocab: int, k: int, p_plant: float):
     kl, kt, kc, kp = jax.random.split(key, 4)
     length = jax.random.randint(kl, (batch, 1), n_min, n_max + 1)
     mask = jnp.arange(n_max)[None, :] < length
@@ -158,9 +176,10 @@ def _logits(model: PEClassifier, tokens, mask):
 
 
 @cites(SPREAD)
-def make_step(model: PEClassifier, optimizer: optax.GradientTransformation, *, task: str, lam=0.0,
+def make_step(model: PEClassifier, optimizer: optax.GradientTransformation, *, task: str | Array, lam=0.0,
               batch: int = 64, n_min: int = 8, n_max: int = 32, vocab: int = 16, k: int = 3):
-    """``step(key, state) -> (state, TrainInfo)``: one optimiser step on a fresh batch of the task."""
+    """``step(key, state) -> (state, TrainInfo)``: one optimiser step on a fresh batch of the task (a name in
+    :data:`TASKS` or an integer index into it, which may be traced: see :func:`sample_batch`)."""
     static = eqx.filter(model, eqx.is_array, inverse=True)
     check_positive(lam, "lam", strict=False)
 
@@ -192,7 +211,7 @@ def train(key, model: PEClassifier, optimizer: optax.GradientTransformation, num
 
 
 @cites(SPREAD)
-def accuracy(model: PEClassifier, key, *, task: str, n: int, num: int = 512, vocab: int = 16,
+def accuracy(model: PEClassifier, key, *, task: str | Array, n: int, num: int = 512, vocab: int = 16,
              k: int = 3) -> Array:
     """Accuracy on ``num`` fresh sequences of exactly length ``n`` (no padding)."""
     tokens, mask, labels = sample_batch(key, task, num, n, n, vocab, k)

@@ -25,6 +25,21 @@ def test_task_labels_match_numpy():
     assert np.all(t < 10) and len(np.unique(y)) == 5 and len(np.unique(np.argmax(low, 1))) > 10
 
 
+def test_task_index_selects_the_named_task_under_vmap():
+    from jaxlab.attention.train import TASKS
+
+    key = jax.random.key(3)
+    got = jax.jit(jax.vmap(lambda i: sample_batch(key, i, 8, 4, 12, 10)))(jnp.arange(len(TASKS)))
+    for i, name in enumerate(TASKS):
+        want = sample_batch(key, name, 8, 4, 12, 10)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(np.asarray(g[i]), np.asarray(w))
+    with pytest.raises(ValueError, match=r"task index must be in \[0, 3\)"):
+        sample_batch(key, 3, 8, 4, 12, 10)
+    with pytest.raises(ValueError, match="scalar integer index"):
+        sample_batch(key, jnp.array([0, 1]), 8, 4, 12, 10)
+
+
 @pytest.mark.slow
 def test_spread_penalty_shrinks_the_learned_table_and_training_learns():
     def arm(lam):
