@@ -39,7 +39,8 @@ register_paper(TOS, """
 
 register_paper(BT_EXPANSION, """
 @inproceedings{cai2021bt,
-  title = {Bt Expansion: a Sound and Complete Algorithm for Behavior Planning of Intelligent Robots with Behavior Trees},
+  title = {Bt Expansion: a Sound and Complete Algorithm for Behavior Planning of Intelligent Robots with Behavior
+           Trees},
   author = {Cai, Zhongxuan and Li, Minglong and Huang, Wanrong and Yang, Wenjing},
   booktitle = {AAAI Conference on Artificial Intelligence},
   year = {2021},

@@ -119,6 +119,11 @@ class SkillPolicy(eqx.Module):
         """Deterministic action (the mean), for evaluation."""
         return self(obs, goal, mask)[0]
 
+    def sample(self, obs, goal, mask, key):
+        """An action drawn from the policy, ``mean + exp(log_std) * N(0, I)`` (what PPO trains and scores)."""
+        mean, log_std, _ = self(obs, goal, mask)
+        return mean + jnp.exp(log_std) * jax.random.normal(key, mean.shape, mean.dtype)
+
 
 class GuidingNet(eqx.Module):
     """``G_{k' <- k}(o) -> (mu_g, log sigma_g)``, ``mu_g = mu_scale * tanh(.)`` (bounded to the goal space),
@@ -143,12 +148,15 @@ class GuidingNet(eqx.Module):
 class Skill(NamedTuple):
     """A skill as the ToS runner executes it: ``act(obs, goal, mask) -> action`` (pure JAX; a trained
     :class:`SkillPolicy`'s ``act`` or a scripted controller), its goal spec, a step budget, and the termination
-    predicate ``done(env_state) -> bool`` (its success condition)."""
+    predicate ``done(env_state) -> bool`` (its success condition). With ``stochastic=True`` the runner calls
+    ``act(obs, goal, mask, key)`` with a fresh key each step (e.g. :meth:`SkillPolicy.sample`: a PPO policy is
+    trained and measured as the Gaussian policy, and its mean alone may never close a thresholded gripper)."""
 
     act: Callable
     spec: GoalSpec
     horizon: int
     done: Callable
+    stochastic: bool = False
 
 
 class BTEnv(NamedTuple):
@@ -161,13 +169,19 @@ class BTEnv(NamedTuple):
 
 
 def rollout_skill(env: BTEnv, act: Callable, done: Callable, horizon: int, key, state, obs, goal, mask,
-                  finished=False):
+                  finished=False, stochastic: bool = False):
     """Run one skill from ``state`` until ``done(state)``, the env's ``done`` or ``horizon`` steps; a finished
-    episode is frozen. Returns ``(state, obs, done(state))`` (vmappable)."""
+    episode is frozen. Returns ``(state, obs, done(state))`` (vmappable). ``stochastic``: ``act`` takes a fourth
+    argument, a key (split from each step's key; the env then gets the other half)."""
 
     def body(carry, k):
         st, ob, fin = carry
-        ob2, st2, _, env_done, _ = env.step(k, st, act(ob, goal, mask))
+        if stochastic:
+            k, k_act = jax.random.split(k)
+            u = act(ob, goal, mask, k_act)
+        else:
+            u = act(ob, goal, mask)
+        ob2, st2, _, env_done, _ = env.step(k, st, u)
         keep = lambda old, new: jnp.where(fin, old, new)  # noqa: E731
         st = jax.tree_util.tree_map(keep, st, st2)
         ob = keep(ob, ob2)
@@ -202,6 +216,7 @@ def _zeros_guide(obs, d_g, dtype):
 @eqx.filter_jit
 def _phase(skills, guides, env, horizon, keys, states, obs, skill_idx, guide_idx, use_goal):
     masks = jnp.stack([s.spec.space_mask for s in skills])
+    stochastic = any(s.stochastic for s in skills)
     d_g = masks.shape[1]
     branches = [lambda o, g=g: g(o) for g in guides] or [lambda o: _zeros_guide(o, d_g, obs.dtype)]
 
@@ -211,11 +226,14 @@ def _phase(skills, guides, env, horizon, keys, states, obs, skill_idx, guide_idx
         m = masks[kk] * use
         g = jnp.where(m > 0, mu, 0.0)
         # plain lambdas as branches: a skill's act may be a bound method of a module holding traced arrays
-        acts = [lambda o, gg, mm, f=s.act: f(o, gg, mm) for s in skills]
+        # with any stochastic skill every branch takes a key (deterministic skills ignore it)
+        acts = [(lambda o, gg, mm, *ka, f=s.act: f(o, gg, mm, *ka)) if s.stochastic else
+                (lambda o, gg, mm, *ka, f=s.act: f(o, gg, mm)) for s in skills]
         dones = [lambda st, f=s.done: f(st) for s in skills]
-        act = lambda o, gg, mm: jax.lax.switch(kk, acts, o, gg, mm)  # noqa: E731
+        act = lambda o, gg, mm, *ka: jax.lax.switch(kk, acts, o, gg, mm, *ka)  # noqa: E731
         done = lambda st: jax.lax.switch(kk, dones, st)  # noqa: E731
-        state, ob, ok = rollout_skill(env, act, done, horizon, key, state, ob, g, m, finished=k < 0)
+        state, ob, ok = rollout_skill(env, act, done, horizon, key, state, ob, g, m, finished=k < 0,
+                                      stochastic=stochastic)
         return state, ob, ok, g
 
     return jax.vmap(one)(keys, states, obs, skill_idx, guide_idx, use_goal)
@@ -339,9 +357,10 @@ def train_guiding(key: jax.Array, env: BTEnv, skill_k: Skill, skill_next: Skill,
         obs, state = env.reset(k0)
         mu, log_sigma = eqx.combine(p, static)(obs)
         g = jax.lax.stop_gradient(mu + jnp.exp(log_sigma) * jax.random.normal(k1, mu.shape, mu.dtype))
-        state, obs, ok_k = rollout_skill(env, skill_k.act, skill_k.done, skill_k.horizon, k2, state, obs, g, m_k)
+        state, obs, ok_k = rollout_skill(env, skill_k.act, skill_k.done, skill_k.horizon, k2, state, obs, g, m_k,
+                                         stochastic=skill_k.stochastic)
         _, _, ok_n = rollout_skill(env, skill_next.act, skill_next.done, skill_next.horizon, k3, state, obs, zero,
-                                   zero)
+                                   zero, stochastic=skill_next.stochastic)
         logp = jnp.sum(m_k * (-0.5 * ((g - mu) / jnp.exp(log_sigma)) ** 2 - log_sigma))
         return logp, ok_k.astype(mu.dtype), ok_n.astype(mu.dtype)
 

@@ -149,3 +149,23 @@ def test_runner_bad_inputs(task):
     bt_fly = bt_expand(("Up",), (Action("Fly(x)", (), frozenset({"Up"})),), set())
     with pytest.raises(ValueError, match="skill type 'Fly'"):
         tos.run_tos_episode(jax.random.key(0), bt_fly, skills, {}, DEP, env)
+
+
+def test_policy_sample_moments_and_stochastic_skills_in_the_runner(task):
+    """SkillPolicy.sample draws mean + exp(log_std) N(0, I); a stochastic skill gets a fresh key per step, and a
+    key-ignoring stochastic version of the scripted Pick reproduces the deterministic run exactly (RodInsert2D's
+    dynamics use no randomness)."""
+    pol = tos.SkillPolicy(jax.random.key(0), ri.OBS_DIM, ri.ACTION_DIM, 2)
+    obs, goal, mask = jnp.linspace(-1, 1, ri.OBS_DIM), jnp.array([0.1, 0.0]), SPEC_PICK.space_mask
+    u = jax.vmap(lambda k: pol.sample(obs, goal, mask, k))(jax.random.split(jax.random.key(1), 20000))
+    mean, log_std, _ = pol(obs, goal, mask)
+    np.testing.assert_allclose(u.mean(0), mean, atol=4 * float(jnp.exp(log_std).max()) / np.sqrt(20000))
+    np.testing.assert_allclose(u.std(0), jnp.exp(log_std), rtol=0.03)
+    env, skills, bt = task
+    guides = {("Pick", "Insert"): ConstantGuide(jnp.asarray([-0.2, 0.0]))}
+    det = tos.run_tos_episode(jax.random.key(0), bt, skills, guides, DEP, env, num_episodes=16, max_phases=4)
+    pick = skills["Pick"]
+    sto = {**skills, "Pick": pick._replace(act=lambda o, g, m, k: pick.act(o, g, m), stochastic=True)}
+    r = tos.run_tos_episode(jax.random.key(0), bt, sto, guides, DEP, env, num_episodes=16, max_phases=4)
+    np.testing.assert_array_equal(r.success, det.success)
+    np.testing.assert_array_equal(np.asarray(r.state.delta), np.asarray(det.state.delta))
