@@ -1,2 +1,4 @@
-"""Agents (spec ``agents_systems.md`` sections B and C): behaviour trees and Tree-of-Skill chaining, and TopoScope
-schematic rule verification (:mod:`~jaxlab.agents.toposcope`). Import the submodules directly."""
+"""Agents (spec ``agents_systems.md`` sections B and C): behaviour trees (:mod:`~jaxlab.agents.behavior_tree`),
+Tree-of-Skill chaining on RodInsert2D (:mod:`~jaxlab.agents.tree_of_skill`, :mod:`~jaxlab.agents.rodinsert`,
+:mod:`~jaxlab.agents.ppo`), and TopoScope schematic rule verification (:mod:`~jaxlab.agents.toposcope`). Import
+the submodules directly."""
