@@ -62,6 +62,7 @@ __all__ = [
     "path_length_ratio",
     "rf_to_cfm_velocity",
     "sinkhorn_log",
+    "train_scan",
 ]
 
 VelocityFn = Callable[[Array, Array, Any], Array]
@@ -312,22 +313,32 @@ def cfm_fit(key: Any, model: eqx.Module, sample_fn: Callable[[Any], tuple[Array,
             sigma: float = 0.0) -> tuple[eqx.Module, CFMTrainInfo]:
     """Train ``model`` on :func:`cfm_loss` with ``optax.chain(clip_by_global_norm(clip), adamw(lr))``, one
     ``lax.scan`` over ``steps``; ``sample_fn(key) -> (x0, x1, cond)`` draws a minibatch (``cond`` may be None)."""
-    steps = check_int(steps, "steps", min_value=1)
     if coupling not in _COUPLINGS:
         raise ValueError(f"coupling must be one of {_COUPLINGS}, got {coupling!r}")
-    opt = optax.chain(optax.clip_by_global_norm(clip), optax.adamw(lr, weight_decay=weight_decay))
-    params, static = eqx.partition(model, eqx.is_inexact_array)
 
-    def loss_fn(p, k):
+    def loss_fn(m, k):
         k1, k2 = jax.random.split(k)
         x0, x1, cond = sample_fn(k1)
-        return cfm_loss(eqx.combine(p, static), k2, x0, x1, cond, sigma=sigma, coupling=coupling)
+        return cfm_loss(m, k2, x0, x1, cond, sigma=sigma, coupling=coupling)
+
+    model, losses = train_scan(key, model, loss_fn, steps=steps, lr=lr, clip=clip, weight_decay=weight_decay)
+    return model, CFMTrainInfo(losses)
+
+
+def train_scan(key: Any, model: eqx.Module, loss_fn: Callable[[eqx.Module, Any], Array], *, steps: int,
+               lr: float = 1e-3, clip: float = 1.0, weight_decay: float = 1e-4) -> tuple[eqx.Module, Array]:
+    """Minimise ``loss_fn(model, key)`` with ``optax.chain(clip_by_global_norm(clip), adamw(lr))`` for ``steps``
+    steps under one jitted ``lax.scan`` (a fresh key per step); returns the model and the per-step losses."""
+    steps = check_int(steps, "steps", min_value=1)
+    check_positive(lr, "lr")
+    opt = optax.chain(optax.clip_by_global_norm(clip), optax.adamw(lr, weight_decay=weight_decay))
+    params, static = eqx.partition(model, eqx.is_inexact_array)
 
     @jax.jit
     def run(p, k):
         def step(carry, kk):
             p, s = carry
-            loss, g = jax.value_and_grad(loss_fn)(p, kk)
+            loss, g = jax.value_and_grad(lambda q: loss_fn(eqx.combine(q, static), kk))(p)
             upd, s = opt.update(g, s, p)
             return (optax.apply_updates(p, upd), s), loss
 
@@ -335,4 +346,4 @@ def cfm_fit(key: Any, model: eqx.Module, sample_fn: Callable[[Any], tuple[Array,
         return p, losses
 
     p, losses = run(params, key)
-    return eqx.combine(p, static), CFMTrainInfo(losses)
+    return eqx.combine(p, static), losses

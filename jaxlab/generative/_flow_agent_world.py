@@ -1,0 +1,204 @@
+r"""FlowAgent's tool world (spec ``generative.md`` (b).3, all **[chosen]**): typed tools, semantic embeddings,
+shortest plans in JAX, and the plan <-> trajectory encoding and decoding. Re-exported by
+:mod:`jaxlab.generative.flow_agent`, whose docstring states the model.
+
+- Tool ``k`` is a typed edge ``in_k -> out_k`` over ``n_types`` data types arranged as a cyclic pipeline (a
+  random permutation of the types): ``n_types`` tools move one stage ahead (every type reachable from every
+  other), ``n_types`` tools two stages ahead, the rest are *alternatives*, tools with the same types as one of
+  those (another embedding noise). Shortest plans then have 1 to ``ceil((n_types - 1)/2)`` tools (1..6 for the
+  default 12 types; uniformly random edges would give a diameter of about 4). Tool ids are shuffled.
+- Embedding ``e_k = normalize(P_in[in_k] + P_out[out_k] + 0.1 xi_k)``, ``e_stop = normalize(zeta)``.
+- Shortest plans: Bellman-Ford over the available tools, ``dist[s, g]`` = number of tools, ``next_tool[s, g]`` =
+  the lowest-index available tool starting a shortest plan (BFS tie-breaking).
+- Trajectory ``tau = [e_k1, ..., e_kn, e_stop, ..., e_stop]`` (K x D). Decoding: cosine argmax over the
+  available tools and STOP per waypoint, cut at the first STOP, collapse consecutive repeats; with ``repair``
+  a type-incompatible step is replaced by the compatible available tool of highest cosine score.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jaxtyping import Array, Bool, Float, Int
+
+from jaxlab.core.validation import as_array, check_in_range, check_int
+
+__all__ = [
+    "ToolWorld",
+    "decode_trajectory",
+    "encode_plan",
+    "make_tool_world",
+    "reference_plan",
+    "shortest_plans",
+    "task_condition",
+]
+
+_INF = 1 << 20
+
+
+class ToolWorld(NamedTuple):
+    """Tools ``k = 0..M-1`` as typed edges with unit-norm embeddings (module docstring)."""
+
+    tool_in: Int[Array, " M"]
+    tool_out: Int[Array, " M"]
+    emb: Float[Array, "M D"]
+    stop: Float[Array, " D"]
+    seen: Bool[Array, " M"]
+    P_in: Float[Array, "T D"]
+    P_out: Float[Array, "T D"]
+
+    @property
+    def n_types(self) -> int:
+        return self.P_in.shape[0]
+
+    @property
+    def n_tools(self) -> int:
+        return self.emb.shape[0]
+
+    @property
+    def dim(self) -> int:
+        return self.emb.shape[1]
+
+
+def _normalize(x: Array) -> Array:
+    return x / jnp.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def make_tool_world(key: Any, n_types: int = 12, n_tools: int = 40, dim: int = 16,
+                    unseen_frac: float = 0.2) -> ToolWorld:
+    """A random tool world; ``round(unseen_frac * n_tools)`` tools are marked unseen (absent from training)."""
+    n_types = check_int(n_types, "n_types", min_value=3)
+    n_tools = check_int(n_tools, "n_tools", min_value=n_types)
+    dim = check_int(dim, "dim", min_value=2)
+    check_in_range(unseen_frac, "unseen_frac", 0.0, 1.0)
+    kp, kc, ki, ko, kn, ks, ku, kz = jax.random.split(key, 8)
+    cyc = jax.random.permutation(kp, n_types)
+    # Pipeline edges: one and two stages ahead along the cycle (2T distinct pairs), then alternatives.
+    steps = jnp.concatenate([jnp.ones(n_types, jnp.int32), 2 * jnp.ones(n_types, jnp.int32)])
+    src = jnp.concatenate([jnp.arange(n_types), jnp.arange(n_types)])
+    n_base = min(n_tools, 2 * n_types)
+    extra = jax.random.choice(kc, 2 * n_types, (n_tools - n_base,), replace=n_tools - n_base > 2 * n_types)
+    pos = jnp.concatenate([src[:n_base], src[extra]])
+    step = jnp.concatenate([steps[:n_base], steps[extra]])
+    tin, tout = cyc[pos], cyc[(pos + step) % n_types]
+    order = jax.random.permutation(ks, n_tools)
+    tin, tout = tin[order].astype(jnp.int32), tout[order].astype(jnp.int32)
+    P_in = jax.random.normal(ki, (n_types, dim))
+    P_out = jax.random.normal(ko, (n_types, dim))
+    emb = _normalize(P_in[tin] + P_out[tout] + 0.1 * jax.random.normal(kn, (n_tools, dim)))
+    n_unseen = round(unseen_frac * n_tools)
+    seen = jnp.ones(n_tools, bool).at[jax.random.permutation(ku, n_tools)[:n_unseen]].set(False)
+    return ToolWorld(tin, tout, emb, _normalize(jax.random.normal(kz, (dim,))), seen, P_in, P_out)
+
+
+def _check_avail(world: ToolWorld, avail: Any) -> Array:
+    return as_array(avail, "avail", shape=(world.n_tools,), kind="bool")
+
+
+def _check_type(world: ToolWorld, value: Any, name: str) -> Array:
+    v = as_array(value, name, ndim=0, kind="int")
+    check_in_range(v, name, 0, world.n_types - 1)
+    return v
+
+
+def shortest_plans(world: ToolWorld, avail: Bool[Array, " M"]) -> tuple[Array, Array]:
+    """Bellman-Ford on the available tools: ``dist (T, T)`` (number of tools; ``2^20`` if unreachable) and
+    ``next_tool (T, T)`` (lowest-index first tool of a shortest plan; -1 when ``s = g`` or unreachable)."""
+    avail = _check_avail(world, avail)
+    T, M = world.n_types, world.n_tools
+
+    def cand(dist):  # cand[k, g] = 1 + dist[out_k, g] for available k
+        return jnp.where(avail[:, None], 1 + dist[world.tool_out], _INF)
+
+    def relax(_, dist):
+        new = jax.ops.segment_min(cand(dist), world.tool_in, num_segments=T)
+        return jnp.minimum(dist, jnp.minimum(new, _INF))
+
+    eye = jnp.eye(T, dtype=bool)
+    dist = jax.lax.fori_loop(0, T - 1, relax, jnp.where(eye, 0, _INF).astype(jnp.int32))
+    c = cand(dist)
+    ok = (c == dist[world.tool_in]) & (c < _INF)
+    first = jax.ops.segment_min(jnp.where(ok, jnp.arange(M)[:, None], M), world.tool_in, num_segments=T)
+    first = jnp.where((first >= M) | eye, -1, first)
+    return dist, first.astype(jnp.int32)
+
+
+def reference_plan(world: ToolWorld, s: Any, g: Any, K: int, avail: Bool[Array, " M"] | None = None
+                   ) -> tuple[Array, Array]:
+    """The BFS-shortest plan from type ``s`` to ``g`` over ``avail`` (default: every tool), -1 padded to
+    ``K``; ``length`` = its number of tools (``-1`` if ``g`` is unreachable; may exceed ``K``, the plan is
+    then cut to ``K`` tools)."""
+    K = check_int(K, "K", min_value=1)
+    s, g = _check_type(world, s, "s"), _check_type(world, g, "g")
+    avail = jnp.ones(world.n_tools, bool) if avail is None else _check_avail(world, avail)
+    dist, nxt = shortest_plans(world, avail)
+
+    def step(z, _):
+        k = nxt[z, g]
+        return jnp.where(k >= 0, world.tool_out[jnp.maximum(k, 0)], z), k
+
+    _, tools = jax.lax.scan(step, s, None, length=K)
+    d = dist[s, g]
+    return tools, jnp.where(d >= _INF, -1, d).astype(jnp.int32)
+
+
+def _check_tools(world: ToolWorld, tools: Any, K: int) -> Array:
+    tools = as_array(tools, "tools", ndim=1, kind="int")
+    if tools.shape[0] > K:
+        raise ValueError(f"tools (a plan of {tools.shape[0]} steps) is longer than the trajectory length K = {K}")
+    check_in_range(tools, "tools", -1, world.n_tools - 1)
+    return jnp.pad(tools, (0, K - tools.shape[0]), constant_values=-1)
+
+
+def encode_plan(world: ToolWorld, tools: Int[Array, " n"], K: int) -> Float[Array, "K D"]:
+    """``tau = [e_k1, ..., e_kn, e_stop, ...]``: the waypoints of a plan (-1 entries are STOP), shape (K, D)."""
+    K = check_int(K, "K", min_value=1)
+    tools = _check_tools(world, tools, K)
+    return jnp.where((tools >= 0)[:, None], world.emb[jnp.maximum(tools, 0)], world.stop)
+
+
+def decode_trajectory(tau: Float[Array, "K D"], world: ToolWorld, avail: Bool[Array, " M"], *,
+                      repair: bool = False, z: Any = None) -> Int[Array, " K"]:
+    """Tools of a trajectory (-1 padded): nearest available tool or STOP by cosine per waypoint, cut at the
+    first STOP, consecutive repeats collapsed; ``repair`` (needs the start type ``z``) replaces every
+    type-incompatible step by the best-scoring compatible available tool (the plan ends where none exists)."""
+    tau = as_array(tau, "tau", ndim=2)
+    if tau.shape[1] != world.dim:
+        raise ValueError(f"tau must have shape (K, {world.dim}), got shape {tau.shape}")
+    avail = _check_avail(world, avail)
+    K = tau.shape[0]
+    if repair:
+        if z is None:
+            raise ValueError("z (the start type) is needed when repair=True")
+        z = _check_type(world, z, "z")
+    score = _normalize(tau) @ world.emb.T
+    score = jnp.where(avail[None, :], score, -jnp.inf)
+    stop = _normalize(tau) @ world.stop
+    idx = jnp.where(jnp.max(score, axis=1) > stop, jnp.argmax(score, axis=1), -1)
+    alive = jnp.cumprod(idx >= 0).astype(bool)
+    prev = jnp.concatenate([jnp.array([-1]), idx[:-1]])
+    keep = alive & (idx != prev)
+    if repair:
+        def fix(zc, row):
+            k, sc, kp = row
+            compat = avail & (world.tool_in == zc)
+            k2 = jnp.where(compat[jnp.maximum(k, 0)] & (k >= 0), k, jnp.argmax(jnp.where(compat, sc, -jnp.inf)))
+            k2 = jnp.where(kp & jnp.any(compat), k2, -1)
+            return jnp.where(k2 >= 0, world.tool_out[jnp.maximum(k2, 0)], zc), k2
+
+        _, idx = jax.lax.scan(fix, z, (idx, score, keep))
+        keep = jnp.cumprod(jnp.where(keep, idx >= 0, True)).astype(bool) & keep
+    pos = jnp.where(keep, jnp.cumsum(keep) - 1, K)
+    return jnp.full(K + 1, -1, jnp.int32).at[pos].set(idx.astype(jnp.int32))[:K]
+
+
+def task_condition(world: ToolWorld, s: Any, g: Any, avail: Bool[Array, " M"]) -> Float[Array, " C"]:
+    """``c = [P_in[s] | P_out[g] | avail_summary]``, ``avail_summary = sum_k (1 - avail_k) e_k / sqrt(M)``
+    **[chosen]** (the semantic direction of the unavailable tools), size ``3 D``."""
+    s, g = _check_type(world, s, "s"), _check_type(world, g, "g")
+    avail = _check_avail(world, avail)
+    summary = jnp.sum(jnp.where(avail[:, None], 0.0, world.emb), axis=0) / np.sqrt(world.n_tools)
+    return jnp.concatenate([world.P_in[s], world.P_out[g], summary])
