@@ -1,0 +1,327 @@
+"""MM-DiT joint attention and a tiny three-stream MM-DiT (Esser et al., "Scaling Rectified Flow Transformers for
+High-Resolution Image Synthesis", arXiv:2403.03206), the network half of :mod:`jaxlab.generative.rectified_flow`.
+
+Joint attention: every stream ``s`` (text ``c``, image ``x``, optionally reference ``r``) has its own Q/K/V
+projections; attention is computed once over the concatenation,
+
+    O = softmax([Q_c; Q_x] [K_c; K_x]^T / sqrt(d_h)) [V_c; V_x],
+
+softmax over all ``Nc + Nx`` keys, and ``O`` is split back to the streams. An MM-DiT block gives every stream its
+own adaLN modulation ``(shift1, scale1, gate1, shift2, scale2, gate2) = W_s SiLU(y)`` with
+``y = emb(sigma) + pooled_text``, its own output projection and MLP:
+
+    h <- h + gate1 * W_o Attn(LN(h) (1 + scale1) + shift1),   h <- h + gate2 * MLP(LN(h) (1 + scale2) + shift2).
+
+Read-only probe tokens (SemanticFlow, :mod:`jaxlab.generative.semantic_flow`) ride along: each probe is processed
+with the weights of the stream it was copied from, attends to all real keys and to the probes, but no real query
+sees a probe key. The real tokens' attention is computed exactly as without probes (the probes' attention is a
+separate softmax), so the velocity is unchanged bit for bit. The probe response map of block ``b``, head ``h``:
+``R_p = softmax_i(q_p . k_{x,i} / sqrt(d_h))`` over the image tokens only.
+
+TinyMMDiT **[chosen]** (spec (a).3): 16x16x3 images, patch 4 (Nx = 16 tokens of 48 values), 8 prompt tokens
+from a 24-word vocabulary (pooled = mean of the non-pad embeddings), a clean reference image patchified into its
+own stream (Nr = 16, own positional embedding), width 64, 4 heads, 3 double-stream blocks, learned positional
+embeddings, adaLN-zero initialisation (DiT; ``zero_init=False`` gives a random, non-trivial network for
+tests and timing), no positional rotation (so joint attention is permutation
+equivariant within a stream apart from the learned positional embeddings).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from jaxlab.core.validation import check_int
+
+__all__ = ["MMDiTBlock", "TinyMMDiT", "joint_attention", "patchify", "unpatchify"]
+
+
+def _check_heads(name: str, arrays: Sequence[Any]) -> None:
+    for a in arrays:
+        if jnp.ndim(a) != 3:
+            raise ValueError(f"{name} must be 3-dimensional (tokens, heads, head_dim), got shape {jnp.shape(a)}")
+        if not jnp.issubdtype(jnp.result_type(a), jnp.floating):
+            raise ValueError(f"{name} must have a floating dtype, got {jnp.result_type(a)}")
+    h, dh = arrays[0].shape[1:]
+    for a in arrays[1:]:
+        if a.shape[1:] != (h, dh):
+            raise ValueError(f"{name}: mismatched heads/head dims between streams, got {(h, dh)} and {a.shape[1:]}")
+
+
+def _attend(q, k, v, mask=None):
+    """softmax(q k^T / sqrt(d_h)) v per head; q (Nq,H,dh), k/v (Nk,H,dh); mask (Nq,Nk) True = visible."""
+    logits = jnp.einsum("qhd,khd->hqk", q, k) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        logits = jnp.where(mask[None], logits, -jnp.inf)
+    p = jax.nn.softmax(logits, axis=-1)
+    return jnp.einsum("hqk,khd->qhd", p, v), p
+
+
+def joint_attention(q_c, k_c, v_c, q_x, k_x, v_x, *, key_mask=None):
+    """MM-DiT joint attention of a text stream (``Nc`` tokens) and an image stream (``Nx`` tokens).
+
+    All inputs are ``(N, heads, head_dim)``; ``key_mask`` is ``None``, ``(Nc+Nx,)`` (keys visible to every
+    query) or ``(Nc+Nx, Nc+Nx)`` (query x key), True = visible. Returns ``(o_c (Nc,H,dh), o_x (Nx,H,dh),
+    attn_probs (H, Nc+Nx, Nc+Nx))``. With ``Nc = 0`` this is ordinary self-attention of the image stream."""
+    _check_heads("joint_attention inputs", [q_c, k_c, v_c, q_x, k_x, v_x])
+    nc, nx = q_c.shape[0], q_x.shape[0]
+    if k_c.shape[0] != nc or v_c.shape[0] != nc or k_x.shape[0] != nx or v_x.shape[0] != nx:
+        raise ValueError("joint_attention: q, k, v of a stream must have the same number of tokens")
+    n = nc + nx
+    if key_mask is not None:
+        key_mask = jnp.asarray(key_mask)
+        if key_mask.dtype != jnp.bool_ or key_mask.shape not in ((n,), (n, n)):
+            raise ValueError(f"key_mask must be a boolean array of shape ({n},) or ({n}, {n}), got "
+                             f"{key_mask.dtype} {key_mask.shape}")
+        key_mask = jnp.broadcast_to(key_mask, (n, n))
+    o, p = _attend(jnp.concatenate([q_c, q_x]), jnp.concatenate([k_c, k_x]), jnp.concatenate([v_c, v_x]), key_mask)
+    return o[:nc], o[nc:], p
+
+
+def patchify(img, patch: int):
+    """(H, W, C) image -> (H/p * W/p, p*p*C) tokens, row-major over patches."""
+    h, w, c = img.shape
+    if h % patch or w % patch:
+        raise ValueError(f"image side must be divisible by the patch size {patch}, got image shape {img.shape}")
+    t = img.reshape(h // patch, patch, w // patch, patch, c).transpose(0, 2, 1, 3, 4)
+    return t.reshape((h // patch) * (w // patch), patch * patch * c)
+
+
+def unpatchify(tokens, patch: int, side: int, channels: int):
+    """Inverse of :func:`patchify` for a square ``side x side`` image."""
+    g = side // patch
+    t = tokens.reshape(g, g, patch, patch, channels).transpose(0, 2, 1, 3, 4)
+    return t.reshape(side, side, channels)
+
+
+def _linear(key, n_in: int, n_out: int, zero: bool = False) -> eqx.nn.Linear:
+    lin = eqx.nn.Linear(n_in, n_out, key=key)
+    if zero:
+        lin = eqx.tree_at(lambda m: (m.weight, m.bias), lin, (jnp.zeros_like(lin.weight), jnp.zeros_like(lin.bias)))
+    return lin
+
+
+def _dense(lin: eqx.nn.Linear, x):
+    return x @ lin.weight.T + lin.bias
+
+
+def _layer_norm(h, eps: float = 1e-6):
+    mu = jnp.mean(h, axis=-1, keepdims=True)
+    var = jnp.mean((h - mu) ** 2, axis=-1, keepdims=True)
+    return (h - mu) * jax.lax.rsqrt(var + eps)
+
+
+def _rms_norm(h, w, eps: float = 1e-6):
+    return h * jax.lax.rsqrt(jnp.mean(h * h, axis=-1, keepdims=True) + eps) * w
+
+
+class _Stream(eqx.Module):
+    """One stream's weights inside an MM-DiT block: adaLN modulation, QKV, output projection, MLP."""
+
+    mod: eqx.nn.Linear
+    qkv: eqx.nn.Linear
+    out: eqx.nn.Linear
+    fc1: eqx.nn.Linear
+    fc2: eqx.nn.Linear
+    q_norm: jax.Array | None
+    k_norm: jax.Array | None
+
+    def __init__(self, key, width: int, heads: int, mlp_ratio: int, qk_norm: bool, zero_init: bool = True):
+        k = jax.random.split(key, 5)
+        self.mod = _linear(k[0], width, 6 * width, zero=zero_init)
+        self.qkv = _linear(k[1], width, 3 * width)
+        self.out = _linear(k[2], width, width)
+        self.fc1 = _linear(k[3], width, mlp_ratio * width)
+        self.fc2 = _linear(k[4], mlp_ratio * width, width)
+        dh = width // heads
+        self.q_norm = jnp.ones(dh) if qk_norm else None
+        self.k_norm = jnp.ones(dh) if qk_norm else None
+
+    def pre(self, h, y, heads: int):
+        m = jnp.split(_dense(self.mod, jax.nn.silu(y)), 6, axis=-1)
+        hn = _layer_norm(h) * (1 + m[1]) + m[0]
+        q, k, v = jnp.split(_dense(self.qkv, hn), 3, axis=-1)
+        q, k, v = (a.reshape(a.shape[0], heads, -1) for a in (q, k, v))
+        if self.q_norm is not None:
+            q, k = _rms_norm(q, self.q_norm), _rms_norm(k, self.k_norm)
+        return q, k, v, m
+
+    def post(self, h, o, m):
+        h = h + m[2] * _dense(self.out, o.reshape(o.shape[0], -1))
+        z = _layer_norm(h) * (1 + m[4]) + m[3]
+        return h + m[5] * _dense(self.fc2, jax.nn.gelu(_dense(self.fc1, z)))
+
+
+class MMDiTBlock(eqx.Module):
+    """A double-stream MM-DiT block over ``len(streams)`` token streams (joint attention, per-stream weights).
+
+    ``__call__(hs, y, probes=None, probe_stream=None, image_stream=1)``: ``hs`` a tuple of ``(N_s, width)``
+    stream states, ``y`` the ``(width,)`` conditioning vector; optional read-only ``probes`` ``(P, width)``
+    processed with the weights of stream ``probe_stream[p]``. Returns ``(hs', probes', responses)`` with
+    ``responses (H, P, N_image)`` (``None`` without probes)."""
+
+    streams: tuple[_Stream, ...]
+    heads: int = eqx.field(static=True)
+
+    def __init__(self, key, width: int = 64, heads: int = 4, n_streams: int = 2, mlp_ratio: int = 2,
+                 qk_norm: bool = False, zero_init: bool = True):
+        if width % heads:
+            raise ValueError(f"width must be divisible by heads, got width={width}, heads={heads}")
+        self.streams = tuple(_Stream(k, width, heads, mlp_ratio, qk_norm, zero_init)
+                             for k in jax.random.split(key, n_streams))
+        self.heads = heads
+
+    def __call__(self, hs, y, probes=None, probe_stream=None, image_stream: int = 1):
+        pre = [s.pre(h, y, self.heads) for s, h in zip(self.streams, hs, strict=True)]
+        sizes = [h.shape[0] for h in hs]
+        q, k, v = (jnp.concatenate([p[j] for p in pre]) for j in range(3))
+        o, _ = _attend(q, k, v)
+        outs = jnp.split(o, list(itertools.accumulate(sizes))[:-1])
+        new = tuple(s.post(h, oo, p[3]) for s, h, oo, p in zip(self.streams, hs, outs, pre, strict=True))
+        if probes is None:
+            return new, None, None
+        # probes: computed with every stream's weights, the right one selected per probe (P is tiny).
+        cand = [s.pre(probes, y, self.heads) for s in self.streams]
+
+        def pick(j):
+            return sum(jnp.where((probe_stream == si).reshape((-1,) + (1,) * (cand[0][j].ndim - 1)),
+                                 cand[si][j], 0.0) for si in range(len(self.streams)))
+
+        qp, kp, vp = pick(0), pick(1), pick(2)
+        op, _ = _attend(qp, jnp.concatenate([k, kp]), jnp.concatenate([v, vp]))
+        mods = [jnp.stack([c[3][i] for c in cand]) for i in range(6)]
+        sel = [m[probe_stream] for m in mods]  # (P, width) per modulation chunk
+        upd = [s.post(probes, op, sel) for s in self.streams]
+        new_probes = sum(jnp.where((probe_stream == si)[:, None], upd[si], 0.0) for si in range(len(self.streams)))
+        off = sum(sizes[:image_stream])
+        k_img = k[off:off + sizes[image_stream]]
+        resp = jax.nn.softmax(jnp.einsum("phd,ihd->hpi", qp, k_img) / math.sqrt(qp.shape[-1]), axis=-1)
+        return new, new_probes, resp
+
+
+def _sincos(sigma, dim: int):
+    half = dim // 2
+    freqs = jnp.exp(-math.log(10000.0) * jnp.arange(half) / half)
+    a = 1000.0 * sigma * freqs
+    return jnp.concatenate([jnp.cos(a), jnp.sin(a)])
+
+
+class TinyMMDiT(eqx.Module):
+    """Tiny MM-DiT velocity model ``v_theta(x, sigma, cond)`` with text, image and (optional) reference streams.
+
+    ``model(x, sigma, cond)``: ``x (side, side, channels)``, scalar ``sigma``, ``cond = tokens (text_len,)`` int or
+    ``(tokens, ref (side, side, channels))`` when ``use_ref``. Returns the velocity, same shape as ``x``.
+    :meth:`forward` additionally carries read-only probes and can stop after ``n_blocks`` blocks.
+    """
+
+    img_in: eqx.nn.Linear
+    ref_in: eqx.nn.Linear | None
+    tok_emb: jax.Array
+    pos_txt: jax.Array
+    pos_img: jax.Array
+    pos_ref: jax.Array | None
+    t_mlp1: eqx.nn.Linear
+    t_mlp2: eqx.nn.Linear
+    pool: eqx.nn.Linear
+    blocks: tuple[MMDiTBlock, ...]
+    final_mod: eqx.nn.Linear
+    final: eqx.nn.Linear
+    side: int = eqx.field(static=True)
+    channels: int = eqx.field(static=True)
+    patch: int = eqx.field(static=True)
+    width: int = eqx.field(static=True)
+    text_len: int = eqx.field(static=True)
+    vocab: int = eqx.field(static=True)
+
+    def __init__(self, key, *, side: int = 16, channels: int = 3, patch: int = 4, width: int = 64, heads: int = 4,
+                 depth: int = 3, vocab: int = 24, text_len: int = 8, use_ref: bool = True, mlp_ratio: int = 2,
+                 qk_norm: bool = False, zero_init: bool = True):
+        for name, v in (("side", side), ("channels", channels), ("patch", patch), ("width", width),
+                        ("heads", heads), ("depth", depth), ("vocab", vocab), ("text_len", text_len)):
+            check_int(v, name, min_value=1)
+        if side % patch:
+            raise ValueError(f"side must be divisible by patch, got side={side}, patch={patch}")
+        k = jax.random.split(key, 12)
+        n_img, pdim = (side // patch) ** 2, patch * patch * channels
+        self.img_in = _linear(k[0], pdim, width)
+        self.ref_in = _linear(k[1], pdim, width) if use_ref else None
+        self.tok_emb = 0.5 * jax.random.normal(k[2], (vocab, width))
+        self.pos_txt = 0.5 * jax.random.normal(k[3], (text_len, width))
+        self.pos_img = 0.5 * jax.random.normal(k[4], (n_img, width))
+        self.pos_ref = 0.5 * jax.random.normal(k[5], (n_img, width)) if use_ref else None
+        self.t_mlp1 = _linear(k[6], width, width)
+        self.t_mlp2 = _linear(k[7], width, width)
+        self.pool = _linear(k[8], width, width)
+        self.blocks = tuple(MMDiTBlock(kb, width, heads, 3 if use_ref else 2, mlp_ratio, qk_norm, zero_init)
+                            for kb in jax.random.split(k[9], depth))
+        self.final_mod = _linear(k[10], width, 2 * width, zero=zero_init)
+        self.final = _linear(k[11], width, pdim, zero=zero_init)
+        self.side, self.channels, self.patch, self.width = side, channels, patch, width
+        self.text_len, self.vocab = text_len, vocab
+
+    @property
+    def use_ref(self) -> bool:
+        return self.ref_in is not None
+
+    @property
+    def n_img(self) -> int:
+        return (self.side // self.patch) ** 2
+
+    def _split_cond(self, cond):
+        if self.use_ref:
+            if not isinstance(cond, (tuple, list)) or len(cond) != 2:
+                raise ValueError("cond must be a pair (tokens, ref) for a TinyMMDiT with a reference stream")
+            tokens, ref = cond
+        else:
+            tokens, ref = cond, None
+        if jnp.shape(tokens) != (self.text_len,) or not jnp.issubdtype(jnp.result_type(tokens), jnp.integer):
+            raise ValueError(f"tokens must be an integer array of shape ({self.text_len},), got "
+                             f"{jnp.result_type(tokens)} {jnp.shape(tokens)}")
+        if ref is not None and jnp.shape(ref) != (self.side, self.side, self.channels):
+            raise ValueError(f"ref must have shape {(self.side, self.side, self.channels)}, got {jnp.shape(ref)}")
+        return tokens, ref
+
+    def embed(self, x, sigma, tokens, ref=None):
+        """Initial stream states ``(text, image[, ref])`` and the conditioning vector ``y``."""
+        if jnp.shape(x) != (self.side, self.side, self.channels):
+            raise ValueError(f"x must have shape {(self.side, self.side, self.channels)}, got {jnp.shape(x)}")
+        tok = self.tok_emb[tokens]
+        nonpad = (tokens != 0).astype(tok.dtype)[:, None]
+        pooled = jnp.sum(tok * nonpad, axis=0) / jnp.maximum(jnp.sum(nonpad), 1.0)
+        y = _dense(self.t_mlp2, jax.nn.silu(_dense(self.t_mlp1, _sincos(sigma, self.width)))) + _dense(self.pool,
+                                                                                                     pooled)
+        hs = [tok + self.pos_txt, _dense(self.img_in, patchify(x, self.patch)) + self.pos_img]
+        if self.use_ref:
+            hs.append(self.ref_token_states(ref))
+        return tuple(hs), y
+
+    def ref_token_states(self, ref):
+        """Initial reference-stream states of a ``(side, side, channels)`` reference image (Nr, width)."""
+        return _dense(self.ref_in, patchify(ref, self.patch)) + self.pos_ref
+
+    def forward(self, x, sigma, cond, probes=None, probe_stream=None, n_blocks: int | None = None):
+        """Run the model with optional read-only probes ``(P, width)`` (stream index per probe in
+        ``probe_stream``, 0 = text, 2 = reference). Returns ``(v or None, responses (n_blocks, H, P, Nx) or
+        None)``; with ``n_blocks`` < depth the velocity head is skipped (``v = None``)."""
+        tokens, ref = self._split_cond(cond)
+        hs, y = self.embed(x, sigma, tokens, ref)
+        depth = len(self.blocks) if n_blocks is None else n_blocks
+        resps = []
+        for blk in self.blocks[:depth]:
+            hs, probes, r = blk(hs, y, probes, probe_stream)
+            resps.append(r)
+        responses = jnp.stack(resps) if probes is not None else None
+        if depth < len(self.blocks):
+            return None, responses
+        shift, scale = jnp.split(_dense(self.final_mod, jax.nn.silu(y)), 2)
+        out = _dense(self.final, _layer_norm(hs[1]) * (1 + scale) + shift)
+        return unpatchify(out, self.patch, self.side, self.channels), responses
+
+    def __call__(self, x, sigma, cond):
+        return self.forward(x, sigma, cond)[0]
