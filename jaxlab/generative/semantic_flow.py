@@ -72,6 +72,7 @@ __all__ = [
     "SemanticFlowConfig",
     "SemanticFlowInfo",
     "aggregate_responses",
+    "anchor_token_mask",
     "anchor_windows",
     "concept_fidelity",
     "forward_with_probes",
@@ -437,6 +438,17 @@ def make_shapes_batch(key, n: int, *, concept: bool = True, p_second: float = 0.
 def _shapes_batch(key, n: int, concept: bool, p_second: float) -> dict:
     img, tok, ref, meta = jax.vmap(lambda k: _one_example(k, concept, p_second))(jax.random.split(key, n))
     return {"images": img, "tokens": tok, "ref": ref, "pos": meta["pos"], "meta": meta}
+
+
+def anchor_token_mask(pos, patch: int = 4):
+    """``(Nx,)`` mask of the ``patch x patch`` tokens of a 16x16 image that overlap the 5x5 window of anchor
+    ``pos`` (a 2x2 block of tokens for patch 4: chance level of a uniformly random token is 4/16)."""
+    g = SIDE // patch
+    lo = jnp.arange(g) * patch
+    a = jnp.asarray(ANCHORS)
+    rows = (lo < a[pos // 3] + WIN) & (lo + patch > a[pos // 3])
+    cols = (lo < a[pos % 3] + WIN) & (lo + patch > a[pos % 3])
+    return (rows[:, None] & cols[None, :]).reshape(-1)
 
 
 def anchor_windows(images):
