@@ -41,6 +41,8 @@ __all__ = [
     "EnvState",
     "PickState",
     "RodInsertParams",
+    "grasp_at",
+    "move_gripper",
     "pick_skill_env",
     "rodinsert_actions",
     "rodinsert_bt_env",
@@ -103,6 +105,19 @@ def rodinsert_reset(key: jax.Array, params: RodInsertParams = DEFAULT_PARAMS) ->
     return rodinsert_obs(state), state
 
 
+def move_gripper(p: jax.Array, action: Any, step_size: float, *, debug: bool = False) -> tuple[jax.Array, jax.Array]:
+    """The gripper update shared by the RodInsert2D worlds: ``p' = clip(p + step_size clip(u_xy, -1, 1), -1, 1)``
+    and ``grip = u_2 > 0``. ``action`` must have shape ``(3,)`` (``ValueError``); ``debug=True`` also checks it is
+    finite (``ValueError`` on concrete input, a runtime error under ``jit``)."""
+    action = jnp.asarray(action)
+    check_shape(action, "action", (ACTION_DIM,))
+    if debug:
+        check_finite(action, "action")
+        action = eqx.error_if(action, ~jnp.all(jnp.isfinite(action)), "action must be finite")
+    u = action.astype(p.dtype)
+    return jnp.clip(p + step_size * jnp.clip(u[:2], -1.0, 1.0), -1.0, 1.0), u[2] > 0
+
+
 def on_rod(p: jax.Array, rod: jax.Array, params: RodInsertParams) -> jax.Array:
     """True where the gripper at ``p`` can grasp the rod centred at ``rod``."""
     return (jnp.abs(p[1] - rod[1]) < params.tol) & (jnp.abs(p[0] - rod[0]) <= params.rod_length / 2)
@@ -117,15 +132,8 @@ def rodinsert_step(key: jax.Array, state: EnvState, action: Any, params: RodInse
     action is finite (``ValueError`` on concrete input, a runtime error under ``jit``).
     """
     del key
-    action = jnp.asarray(action)
-    check_shape(action, "action", (ACTION_DIM,))
-    if debug:
-        check_finite(action, "action")
-        action = eqx.error_if(action, ~jnp.all(jnp.isfinite(action)), "action must be finite")
     dtype = state.p.dtype
-    u = action.astype(dtype)
-    p = jnp.clip(state.p + params.step_size * jnp.clip(u[:2], -1.0, 1.0), -1.0, 1.0)
-    grip = u[2] > 0
+    p, grip = move_gripper(state.p, action, params.step_size, debug=debug)
     rod = jnp.where(state.held, p - jnp.stack([state.delta, jnp.zeros((), dtype)]), state.rod)
     grasp = ~state.held & grip & on_rod(p, rod, params)
     held = (state.held & grip) | grasp
@@ -165,10 +173,15 @@ def scripted_pick(obs: jax.Array, goal: jax.Array, mask: jax.Array,
     p, rod = obs[:2], obs[2:4]
     half = params.rod_length / 2
     offset = jnp.where(mask[0] > 0, jnp.clip(goal[0], -half, half), 0.0)
-    target = rod + jnp.stack([offset, jnp.zeros_like(offset)])
+    return grasp_at(p, rod + jnp.stack([offset, jnp.zeros_like(offset)]), obs[4], params.step_size)
+
+
+def grasp_at(p: jax.Array, target: jax.Array, held: jax.Array, step_size: float) -> jax.Array:
+    """Action of a scripted grasp: move towards ``target`` (at most one step per axis) and close the gripper once
+    there (``|target - p|_inf < 1e-4``) or while already holding (``held > 0``)."""
     there = jnp.max(jnp.abs(target - p)) < 1e-4
-    grip = jnp.where(there | (obs[4] > 0), 1.0, -1.0)
-    return jnp.concatenate([_toward(p, target, params.step_size), grip[None]])
+    grip = jnp.where(there | (held > 0), 1.0, -1.0)
+    return jnp.concatenate([_toward(p, target, step_size), grip[None]])
 
 
 def scripted_insert(obs: jax.Array, goal: jax.Array, mask: jax.Array,
