@@ -15,8 +15,8 @@ Model:
 - Trajectory of a plan ``(k_1..k_n)``: ``tau = [e_k1, ..., e_kn, e_stop, ..., e_stop]`` in ``R^{K x D}``.
 - CFM on trajectories: ``x_1 = tau``, ``x_0 ~ N(0, I)``, ``c = [P_in[s] | P_out[g] | avail_summary]``,
   ``L = E_{t, x_0, tau, c} |v_theta(x_t, t, c) - (tau - x_0)|^2`` with ``x_t = t tau + (1 - t) x_0``.
-  ``v_theta`` **[chosen]** is an MLP on ``[x (flattened), sinusoidal t-embedding, c]`` (width 256, SiLU); the
-  spec's transformer variant is not provided.
+  ``v_theta`` **[chosen]** is an MLP on ``[x (flattened), sinusoidal t-embedding, c]`` (width 1024, two hidden
+  layers, SiLU; the spec's width 256 underfits the plan lookup); the spec's transformer variant is not provided.
 - Planning: Euler on ``dx/dt = v_theta(x, t, c)`` from ``t = 0`` to ``1`` (20 steps), then decoding by cosine
   proximity to the available tools (cut at STOP, repeats collapsed, optional type repair).
 - Closed loop **[chosen]**: state = current type ``z``; the environment runs the next planned tool, which fails
@@ -79,6 +79,7 @@ __all__ = [
     "plan_valid",
     "reference_plan",
     "run_episode",
+    "run_episodes",
     "shortest_plans",
     "task_condition",
     "train_flowagent",
@@ -102,7 +103,7 @@ class TrajectoryVelocity(eqx.Module):
     K: int = eqx.field(static=True)
     D: int = eqx.field(static=True)
 
-    def __init__(self, K: int, D: int, width: int = 256, depth: int = 2, *, key: Any):
+    def __init__(self, K: int, D: int, width: int = 1024, depth: int = 2, *, key: Any):
         self.K, self.D = check_int(K, "K", min_value=1), check_int(D, "D", min_value=1)
         self.mlp = eqx.nn.MLP(K * D + 16 + 3 * D, K * D, width, depth, activation=jax.nn.silu, key=key)
 
@@ -142,9 +143,12 @@ def training_tasks(key: Any, world: ToolWorld, n: int, *, K: int = K_DEFAULT, n_
 
 def train_flowagent(key: Any, world: ToolWorld, *, steps: int = 3000, batch: int = 256,
                     coupling: str = "independent", K: int = K_DEFAULT, n_train: int = 20000,
-                    width: int = 256, tasks: Tasks | None = None) -> TrajectoryVelocity:
+                    width: int = 1024, tasks: Tasks | None = None, return_losses: bool = False
+                    ) -> TrajectoryVelocity | tuple[TrajectoryVelocity, Array]:
     """Train :class:`TrajectoryVelocity` by CFM on the trajectories of ``n_train`` sampled tasks (AdamW lr 1e-3,
-    clipping 1.0). With an OT coupling, pairs are optimal within equal-condition groups."""
+    clipping 1.0); with ``return_losses`` also the per-step losses. With an OT coupling, pairs are optimal within
+    equal-condition groups. Width 1024 **[chosen]**: at the spec's 256 the MLP underfits (4 % of generated
+    training plans valid after 3,000 steps, vs 78 % at 1024)."""
     batch = check_int(batch, "batch", min_value=1)
     kt, km, kf = jax.random.split(key, 3)
     tasks = training_tasks(kt, world, n_train, K=K) if tasks is None else tasks
@@ -157,8 +161,8 @@ def train_flowagent(key: Any, world: ToolWorld, *, steps: int = 3000, batch: int
         i = jax.random.randint(ki, (batch,), 0, taus.shape[0])
         return jax.random.normal(kn, (batch, K, world.dim), taus.dtype), taus[i], conds[i]
 
-    model, _ = cfm_fit(kf, model, sample, steps=steps, coupling=coupling)
-    return model
+    model, info = cfm_fit(kf, model, sample, steps=steps, coupling=coupling)
+    return (model, info.loss) if return_losses else model
 
 
 def plan_flowagent(key: Any, model: TrajectoryVelocity, world: ToolWorld, s: Any, g: Any, avail: Any,
@@ -282,24 +286,26 @@ def episode_init(world: ToolWorld, s: Any, g: Any, K: int = K_DEFAULT,
                         g.astype(jnp.int32), empty)
 
 
-def episode_step(key: Any, state: EpisodeState, world: ToolWorld, agent_fn: Any, *, p_fail: Any = 0.1,
-                 max_steps: int = 2 * N_MAX + 4) -> tuple[EpisodeState, StepInfo]:
-    """One environment step (a no-op once ``done``): re-plan if needed, run the next tool, apply failures."""
-    check_in_range(p_fail, "p_fail", 0.0, 1.0)
+def _needs_plan(state: EpisodeState, world: ToolWorld) -> Array:
+    """Re-plan when the plan is exhausted or its next step is empty, unavailable or type-incompatible."""
     K = state.plan.shape[0]
-    kp, kf = jax.random.split(key)
-    ptr = jnp.minimum(state.plan_ptr, K - 1)
-    cur = state.plan[ptr]
+    cur = state.plan[jnp.minimum(state.plan_ptr, K - 1)]
     cur0 = jnp.maximum(cur, 0)
     need = (state.plan_ptr >= K) | (cur < 0) | ~state.avail[cur0] | (world.tool_in[cur0] != state.z)
-    new_plan = agent_fn(kp, world, state.z, state.g, state.avail).astype(jnp.int32)
+    return need & ~state.done
+
+
+def _advance(key: Any, state: EpisodeState, world: ToolWorld, need: Array, new_plan: Array, p_fail: Any,
+             max_steps: int) -> tuple[EpisodeState, StepInfo]:
+    K = state.plan.shape[0]
+    new_plan = new_plan.astype(jnp.int32)
     plan = jnp.where(need, new_plan, state.plan)
     first_plan = jnp.where(need & (state.n_replans == 0), new_plan, state.first_plan)
-    ptr = jnp.where(need, 0, ptr)
+    ptr = jnp.where(need, 0, jnp.minimum(state.plan_ptr, K - 1))
     k = plan[ptr]
     k0 = jnp.maximum(k, 0)
     ok = (k >= 0) & state.avail[k0] & (world.tool_in[k0] == state.z)
-    fail = jax.random.bernoulli(kf, p_fail)
+    fail = jax.random.bernoulli(key, p_fail)
     moved = ok & ~fail
     z = jnp.where(moved, world.tool_out[k0], state.z)
     avail = state.avail & ~((jnp.arange(world.n_tools) == k) & ok & fail)
@@ -313,6 +319,15 @@ def episode_step(key: Any, state: EpisodeState, world: ToolWorld, agent_fn: Any,
     return out, StepInfo(jnp.where(state.done | ~ok, -1, k), ~state.done & ok & fail)
 
 
+def episode_step(key: Any, state: EpisodeState, world: ToolWorld, agent_fn: Any, *, p_fail: Any = 0.1,
+                 max_steps: int = 2 * N_MAX + 4) -> tuple[EpisodeState, StepInfo]:
+    """One environment step (a no-op once ``done``): re-plan if needed, run the next tool, apply failures."""
+    check_in_range(p_fail, "p_fail", 0.0, 1.0)
+    kp, kf = jax.random.split(key)
+    need = _needs_plan(state, world)
+    return _advance(kf, state, world, need, agent_fn(kp, world, state.z, state.g, state.avail), p_fail, max_steps)
+
+
 def run_episode(key: Any, world: ToolWorld, s: Any, g: Any, agent_fn: Any, *, p_fail: Any = 0.1,
                 max_steps: int = 2 * N_MAX + 4, K: int = K_DEFAULT) -> tuple[EpisodeState, StepInfo]:
     """A whole episode: ``max_steps`` masked :func:`episode_step` calls under ``lax.scan`` (vmap over episodes)."""
@@ -323,6 +338,42 @@ def run_episode(key: Any, world: ToolWorld, s: Any, g: Any, agent_fn: Any, *, p_
         return episode_step(k, st, world, agent_fn, p_fail=p_fail, max_steps=max_steps)
 
     return jax.lax.scan(body, state, jax.random.split(key, max_steps))
+
+
+def run_episodes(keys: Any, world: ToolWorld, s: Int[Array, " B"], g: Int[Array, " B"], agent_fn: Any, *,
+                 p_fail: Any = 0.1, max_steps: int = 2 * N_MAX + 4, K: int = K_DEFAULT,
+                 replan_budget: int | None = None) -> EpisodeState:
+    """``B`` episodes at once, equal to ``vmap(run_episode)`` over ``keys (B,)`` (``p_fail`` scalar or ``(B,)``)
+    but cheaper: a step where at most ``replan_budget`` (default ``B // 4``) episodes need a plan calls the agent
+    on those only (gathered, planned, scattered back; ``lax.cond`` falls back to all ``B`` otherwise)."""
+    max_steps = check_int(max_steps, "max_steps", min_value=1)
+    s = as_array(s, "s", ndim=1, kind="int")
+    B = s.shape[0]
+    g = as_array(g, "g", shape=(B,), kind="int")
+    R = check_int(max(1, B // 4) if replan_budget is None else replan_budget, "replan_budget", min_value=1,
+                  max_value=B)
+    check_in_range(p_fail, "p_fail", 0.0, 1.0)
+    p_fail = jnp.broadcast_to(jnp.asarray(p_fail, world.emb.dtype), (B,))
+    states = jax.vmap(lambda a, b: episode_init(world, a, b, K))(s, g)
+    step_keys = jax.vmap(lambda k: jax.vmap(jax.random.split)(jax.random.split(k, max_steps)))(keys)
+    plan_all = jax.vmap(lambda k, z, gg, av: agent_fn(k, world, z, gg, av).astype(jnp.int32))
+
+    def body(st, ks):
+        kp, kf = ks[:, 0], ks[:, 1]
+        need = jax.vmap(lambda x: _needs_plan(x, world))(st)
+
+        def some(_):
+            idx = jnp.argsort(~need)[:R]  # the episodes that need a plan come first (stable sort)
+            sub = plan_all(kp[idx], st.z[idx], st.g[idx], st.avail[idx])
+            return jnp.zeros((B, K), jnp.int32).at[idx].set(sub)
+
+        plans = jax.lax.cond(jnp.sum(need) <= R, some, lambda _: plan_all(kp, st.z, st.g, st.avail), None)
+        st, _ = jax.vmap(lambda *a: _advance(a[0], a[1], world, a[2], a[3], a[4], max_steps))(kf, st, need, plans,
+                                                                                               p_fail)
+        return st, None
+
+    final, _ = jax.lax.scan(body, states, jnp.swapaxes(step_keys, 0, 1))
+    return final
 
 
 def plan_valid(world: ToolWorld, tools: Int[Array, " K"], s: Any, g: Any) -> Array:
@@ -340,12 +391,13 @@ def plan_valid(world: ToolWorld, tools: Int[Array, " K"], s: Any, g: Any) -> Arr
 
 @eqx.filter_jit
 def _run_batch(keys, world, s, g, agent, p_fail, K, max_steps):
-    def one(k, si, gi):
-        final, _ = run_episode(k, world, si, gi, agent, p_fail=p_fail, max_steps=max_steps, K=K)
-        ref, _ = reference_plan(world, si, gi, K)
-        return final, plan_valid(world, final.first_plan, si, gi), jnp.all(final.first_plan == ref)
+    final = run_episodes(keys, world, s, g, agent, p_fail=p_fail, max_steps=max_steps, K=K)
 
-    return jax.vmap(one)(keys, s, g)
+    def check(si, gi, first):
+        ref, _ = reference_plan(world, si, gi, K)
+        return plan_valid(world, first, si, gi), jnp.all(first == ref)
+
+    return final, *jax.vmap(check)(s, g, final.first_plan)
 
 
 def _task_pools(world: ToolWorld, K: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

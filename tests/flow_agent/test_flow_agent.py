@@ -180,6 +180,11 @@ def test_episode_runner_matches_python_loop(world, agent_kind):
         assert (int(final.z[i]), int(final.t[i]), int(final.n_replans[i])) == (z, t, replans)
         np.testing.assert_array_equal(final.avail[i], avail)
         assert bool(final.success[i]) == (z == int(g[i]))
+    # The batched runner with a replanning budget (gather/scatter or all) gives the same episodes.
+    for budget in (1, 4):
+        batched = jax.jit(lambda k, a, b, r=budget: FA.run_episodes(k, world, a, b, agent, p_fail=0.3,
+                                                                     max_steps=12, replan_budget=r))(keys, s, g)
+        jax.tree_util.tree_map(np.testing.assert_array_equal, batched, final)
 
 
 def test_oracle_succeeds_in_n_steps_without_failures(world):
