@@ -1,6 +1,7 @@
 """Claims of Tree-of-Skill (area ``tree_of_skill``; spec ``agents_systems.md`` section B.4): BT ticking and BT
 Expansion on the held-out pick-and-place domain, state-dependent successor prediction, the gain of guidance for
-Pick -> Insert on RodInsert2D (scripted and PPO-trained skills) and goal-mask invariance."""
+Pick -> Insert on RodInsert2D (scripted and PPO-trained skills), goal-mask invariance, and the multi-step tasks of
+B.5 (:mod:`~jaxlab.agents.rodinsert_tasks`: three baselines, 3 seeds x 256 episodes)."""
 
 from __future__ import annotations
 
@@ -13,13 +14,14 @@ import numpy as np
 
 from jaxlab.agents import behavior_tree as bt_mod
 from jaxlab.agents import rodinsert as ri
+from jaxlab.agents import rodinsert_tasks as rt
 from jaxlab.agents import tree_of_skill as tos
 from jaxlab.agents._papers import BT_EXPANSION, TOS
 from jaxlab.core.claims import ClaimResult, claim
 
 TITLE = "Tree-of-Skill: BT expansion, successor prediction and guided skill chaining on RodInsert2D"
 MODULES = ("jaxlab.agents.behavior_tree", "jaxlab.agents.tree_of_skill", "jaxlab.agents.rodinsert",
-           "jaxlab.agents.ppo")
+           "jaxlab.agents.rodinsert_tasks", "jaxlab.agents.ppo")
 
 _AREA = "tree_of_skill"
 GOAL2 = ("At(A,R)", "At(B,R)")
@@ -170,3 +172,48 @@ def goal_mask_makes_policy_goal_invariant() -> ClaimResult:
     res = np.asarray(jax.vmap(lambda o: jax.vmap(lambda g: out(o, g))(goals))(obs))
     diff = np.abs(res - res[:, :1]).max()
     return ClaimResult.close(diff, 0.0, atol=0.0, details=f"finite: {bool(np.isfinite(res).all())}")
+
+
+@functools.lru_cache(maxsize=2)
+def multistep_table(num_seeds: int = 3, n: int = 256):
+    """B.5 multi-step table: per task and baseline (``none``, ``fixed``, ``tos``) the success rates of ``n``
+    episodes for each seed; seed ``s`` trains its own three guiding networks (60 REINFORCE updates of 64 episodes)
+    and evaluates with its own key. Returns ``(table, guide metrics)``."""
+    guides, metrics = rt.train_task_guides(jax.random.key(500), num_seeds=num_seeds)
+    table = {task.name: {b: [float(rt.task_success(jax.random.key(600 + s), task, guides, b, num_episodes=n,
+                                                   seed=s).success.mean()) for s in range(num_seeds)]
+                         for b in rt.BASELINES} for task in rt.TASKS}
+    return table, metrics
+
+
+def _means(baseline: str) -> dict[str, float]:
+    table, _ = multistep_table()
+    return {name: round(float(np.mean(row[baseline])), 3) for name, row in table.items()}
+
+
+@claim(area=_AREA, paper=TOS, quick=False)
+def multistep_tos_succeeds() -> ClaimResult:
+    """B.5 (analytic skills, trained guides): ToS succeeds on every task (MoveTo->Pick, Pick->Insert, Pick->Place,
+    MoveTo->Pick->Insert, two rods Insert A + Place B); measured = lowest mean success over tasks (3 seeds x 256
+    episodes), expected >= 0.9."""
+    tos_rates = _means("tos")
+    return ClaimResult.at_least(min(tos_rates.values()), 0.9, details=f"ToS: {tos_rates}")
+
+
+@claim(area=_AREA, paper=TOS, quick=False)
+def multistep_guidance_beats_independent_skills() -> ClaimResult:
+    """B.5: on every task ToS beats BT + independent skills (mu = 0); measured = smallest gap of mean success over
+    tasks, expected >= 0.3."""
+    tos_rates, none = _means("tos"), _means("none")
+    gaps = {k: round(tos_rates[k] - none[k], 3) for k in tos_rates}
+    return ClaimResult.at_least(min(gaps.values()), 0.3, details=f"independent: {none}; gaps {gaps}")
+
+
+@claim(area=_AREA, paper=TOS, quick=False)
+def fixed_chaining_fails_when_the_bt_branches() -> ClaimResult:
+    """B.5: on the two-rod task (Insert A, then Place B) fixed-sequence chaining hands Pick(B) the Insert goal of
+    its fixed type chain, while the BT's successor is Place; measured = ToS minus fixed-sequence mean success,
+    expected >= 0.5 (the single-rod tasks have one branch, where both agree)."""
+    tos_rates, fixed = _means("tos"), _means("fixed")
+    name = rt.TASKS[-1].name
+    return ClaimResult.at_least(tos_rates[name] - fixed[name], 0.5, details=f"fixed: {fixed}; ToS: {tos_rates}")

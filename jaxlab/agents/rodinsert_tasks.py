@@ -78,6 +78,7 @@ __all__ = [
     "TaskParams",
     "TaskState",
     "fixed_chain",
+    "nominal_plan",
     "rod_names",
     "rod_view",
     "scripted_moveto",
@@ -344,7 +345,8 @@ def task_bt(task: Task) -> Node:
     return bt_expand(task.goal, task_actions(task.params.n_rods), set(), imagine=True)
 
 
-def _nominal_plan(bt: Node, state: frozenset = frozenset(), max_len: int = 32) -> list[Action]:
+def nominal_plan(bt: Node, state: frozenset = frozenset(), max_len: int = 32) -> list[Action]:
+    """The actions a symbolic execution of ``bt`` runs from ``state`` (tick, apply the effects, repeat)."""
     plan = []
     for _ in range(max_len):
         st, act = tick(bt, state)
@@ -362,7 +364,7 @@ def _kind(name: str) -> str:
 def fixed_chain(task: Task) -> dict[str, str]:
     """Fixed-sequence chaining: each skill type's first successor type in the nominal plan (from the empty state),
     lifted to every rod: ``{"Pick(X)": "Insert(X,slot)", ...}``."""
-    plan = [a.name for a in _nominal_plan(task_bt(task))]
+    plan = [a.name for a in nominal_plan(task_bt(task))]
     types: dict[str, str] = {}
     for a, b in itertools.pairwise(plan):
         types.setdefault(_kind(a), _kind(b))
@@ -380,13 +382,19 @@ _GUIDE_SETUP = {("MoveTo", "Pick"): (0.35, TaskParams()), ("Pick", "Insert"): (0
                 ("Pick", "Place"): (0.3, TaskParams(start_near=True))}
 
 
+@eqx.filter_jit
+def _train_pair(key, guide, env, skill_k, skill_next, cfg):
+    # jitted with the skills and world static: the seeds of a pair share one compiled program
+    return train_guiding(key, env, skill_k, skill_next, guide, cfg)
+
+
 @cites(TOS)
 def train_task_guides(key: jax.Array, num_seeds: int = 1, cfg: GuideConfig | None = None,
                       width: int = 32) -> tuple[dict[tuple[str, str], GuidingNet], dict[tuple[str, str], Any]]:
     """Train the three guiding networks ``G_{Pick<-MoveTo}``, ``G_{Insert<-Pick}``, ``G_{Place<-Pick}`` on one
-    rod (:func:`~jaxlab.agents.tree_of_skill.train_guiding`, successor goal-free), ``num_seeds`` independent
-    seeds vmapped (one compile per pair). Returns guides and metrics keyed by skill-type pair, with a leading
-    seed axis on every array."""
+    rod (:func:`~jaxlab.agents.tree_of_skill.train_guiding`, successor goal-free; default 60 updates of 64
+    episodes), for ``num_seeds`` independent seeds (one compile per pair). Returns guides and metrics keyed by
+    skill-type pair, with a leading seed axis on every array."""
     n = check_int(num_seeds, "num_seeds", min_value=1)
     cfg = GuideConfig(num_updates=60, batch=64) if cfg is None else cfg
     guides, metrics = {}, {}
@@ -394,16 +402,10 @@ def train_task_guides(key: jax.Array, num_seeds: int = 1, cfg: GuideConfig | Non
         skills = task_skills(params)
         sk, sn = skills[_instance(k, "rod")], skills[_instance(k2, "rod")]
         ki, kt = jax.random.split(jax.random.fold_in(key, j))
-
-        def one(ki, kt, sk=sk, sn=sn, scale=scale, params=params):
-            net = RodView(GuidingNet(ki, OBS_DIM, 2, width=width, mu_scale=scale), 0)
-            g, m = train_guiding(kt, task_env(params), sk, sn, net, cfg)
-            return eqx.filter(g, eqx.is_array), m
-
-        arrays, metrics[(k, k2)] = jax.vmap(one)(jax.random.split(ki, n), jax.random.split(kt, n))
-        static = eqx.filter(RodView(GuidingNet(ki, OBS_DIM, 2, width=width, mu_scale=scale), 0), eqx.is_array,
-                            inverse=True)
-        guides[(k, k2)] = eqx.combine(arrays, static).net
+        runs = [_train_pair(b, RodView(GuidingNet(a, OBS_DIM, 2, width=width, mu_scale=scale), 0), task_env(params),
+                            sk, sn, cfg) for a, b in zip(jax.random.split(ki, n), jax.random.split(kt, n), strict=True)]
+        stacked = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs) if eqx.is_array(xs[0]) else xs[0], *runs)
+        guides[(k, k2)], metrics[(k, k2)] = stacked[0].net, stacked[1]
     return guides, metrics
 
 

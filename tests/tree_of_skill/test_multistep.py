@@ -144,6 +144,8 @@ def test_successors_and_fixed_chain():
     for a, s, want in cases:
         nxt = predict_successor(bt, acts[a], s)
         assert (None if nxt is None else nxt.name) == want, (a, s)
+    assert [a.name for a in rt.nominal_plan(bt)] == ["MoveTo(A)", "Pick(A)", "Insert(A,slot)", "MoveTo(B)",
+                                                     "Pick(B)", "Place(B,table)"]
     fixed = rt.fixed_chain(rt.TASKS[4])
     assert fixed["Pick(A)"] == "Insert(A,slot)" and fixed["MoveTo(B)"] == "Pick(B)"
     assert fixed["Pick(B)"] == "Insert(B,slot)"  # the type chain ignores that B goes to the table
