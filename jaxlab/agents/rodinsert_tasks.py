@@ -14,7 +14,8 @@ a rod of length ``l = 0.6`` grasped at offset ``delta = p_x - c_x`` follows ``c 
 * table ledge at ``x = -1.4`` **[chosen]** (the spec's "Place-on-table"): the held rod is placed when its left
   end ``p_x - delta - l/2 <= -1.35`` and ``|p_y| < 0.05``; reachable (``p_x >= -1``) iff ``delta >= +0.05``.
 
-An inserted or placed rod is released and stays fixed. The state also keeps the last displacement ``v = p' - p``;
+An inserted or placed rod is released and stays fixed (the slot and the ledge take any number of rods; rods do
+not collide). The state also keeps the last displacement ``v = p' - p``;
 the gripper is *at rest* when ``|v|_inf < 1e-3``.
 
 Literals of rod ``X``: ``Near(X)`` (at rest, ``|p - c_X|_inf <= s`` with stand-off ``s = 0.35``, ``X`` not done),
@@ -37,10 +38,11 @@ needs ``delta <= -0.05``. ``Pick -> Place``: it needs ``delta >= +0.05``, so one
 
 Tasks (:data:`TASKS`; BTs by BT Expansion from the goal): ``MoveTo->Pick`` (``Holding(rod)``), ``Pick->Insert``
 and ``Pick->Place`` (the gripper starts at rest near the rod, so the BT skips MoveTo), ``MoveTo->Pick->Insert``
-and the two-rod ``MoveTo->Pick->Insert (A), MoveTo->Pick->Place (B)``. Baselines (B.5): ``"none"`` (BT +
-independent skills, ``mu = 0``), ``"fixed"`` (fixed-sequence chaining: the skill-type chain of the task's nominal
-plan, first occurrence ``k -> k'`` of each type, used for every rod whatever the BT does next; **[chosen]**
-reading of "ignoring BT branching") and ``"tos"`` (successor predicted by the BT).
+and the two-rod tasks ``MoveTo->Pick->Insert`` for ``A`` then ``B`` and ``MoveTo->Pick->Insert (A),
+MoveTo->Pick->Place (B)`` (six skills each). Baselines (B.5): ``"none"`` (BT + independent skills, ``mu = 0``),
+``"fixed"`` (fixed-sequence chaining: the skill-type chain of the task's nominal plan, first occurrence
+``k -> k'`` of each type, used for every rod whatever the BT does next; **[chosen]** reading of "ignoring BT
+branching") and ``"tos"`` (successor predicted by the BT).
 """
 
 from __future__ import annotations
@@ -335,6 +337,7 @@ TASKS = (
     Task("Pick->Insert", ("Inserted(rod)",), TaskParams(start_near=True)),
     Task("Pick->Place", ("OnTable(rod)",), TaskParams(start_near=True)),
     Task("MoveTo->Pick->Insert", ("Inserted(rod)",), TaskParams()),
+    Task("2 rods: Insert A, Insert B", ("Inserted(A)", "Inserted(B)"), TaskParams(n_rods=2)),
     Task("2 rods: Insert A, Place B", ("Inserted(A)", "OnTable(B)"), TaskParams(n_rods=2)),
 )
 

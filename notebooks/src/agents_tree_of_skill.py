@@ -140,7 +140,8 @@ x = np.arange(len(table))
 for j, (b, color) in enumerate(zip(rt.BASELINES, ["C7", "C1", "C0"], strict=True)):
     ax[1].bar(x + (j - 1) * width, [np.mean(r[b]) for r in table.values()], width,
               yerr=[np.std(r[b]) for r in table.values()], color=color, label=labels[b])
-ax[1].set_xticks(x, [n.replace(": ", ":\n").replace("->", "->\n", 1) for n in table], fontsize=8)
+ax[1].set_xticks(x, [n.replace(": ", ":\n").replace(", ", ",\n").replace("->", "->\n", 1) for n in table],
+                 fontsize=8)
 ax[1].set_ylabel("success (256 episodes x 3 seeds)")
 ax[1].set_ylim(0, 1.05)
 ax[1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
@@ -150,10 +151,14 @@ plt.show()
 # %% [markdown]
 # ToS solves every task. Without guidance the success rate is the geometry's: the top-down Pick lands on the rod
 # only when MoveTo's stand-off point is above or below it, and then the grasp offset is left or right of centre
-# about equally often; two dependent choices multiply. Fixed-sequence chaining equals ToS on the single-rod tasks
-# (one branch) and fails the two-rod task: its type chain hands Pick(B) the Insert goal ($\delta < 0$) although
-# the BT runs Place next. The remaining ToS failures on MoveTo→Pick are episodes that start at rest beside the rod:
-# the BT skips MoveTo and the last skill has no successor to guide it.
+# about equally often; two dependent choices multiply. With two rods the independent skills never finish: after
+# inserting rod A the gripper is at the slot ($p_x \approx 1$), far to the right of rod B and less far above it,
+# so the goal-free MoveTo stops on the side of B's stand-off box and the top-down Pick misses B.
+# Fixed-sequence chaining equals ToS where each skill type has one successor (the single-rod tasks and Insert A,
+# Insert B) and fails Insert A, Place B: its type chain hands Pick(B) the Insert goal ($\delta < 0$) although the
+# BT runs Place next.
+# The remaining ToS failures on MoveTo→Pick are episodes that start at rest beside the rod: the BT skips MoveTo and
+# the last skill has no successor to guide it.
 
 # %%
 tos_min = min(np.mean(r["tos"]) for r in table.values())

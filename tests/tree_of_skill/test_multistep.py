@@ -128,7 +128,7 @@ def test_bt_expansion_matches_hand_derived_trees():
 
     bt2 = bt_expand(("Inserted(A)", "OnTable(B)"), tuple(acts.values()), set(), imagine=True)
     assert bt2 == Sequence((chain("A", "Insert(A,slot)"), chain("B", "Place(B,table)")))
-    assert rt.task_bt(rt.TASKS[4]) == bt2
+    assert rt.task_bt(rt.TASKS[-1]) == bt2
     one = {a.name: a for a in rt.task_actions(1)}
     assert rt.task_bt(rt.TASKS[0]) == Fallback((Condition("Holding(rod)"), Sequence((
         Fallback((Condition("Near(rod)"), Sequence((one["MoveTo(rod)"],)))), one["Pick(rod)"]))))
@@ -136,7 +136,7 @@ def test_bt_expansion_matches_hand_derived_trees():
 
 def test_successors_and_fixed_chain():
     acts = {a.name: a for a in rt.task_actions(2)}
-    bt = rt.task_bt(rt.TASKS[4])
+    bt = rt.task_bt(rt.TASKS[-1])
     cases = [("MoveTo(A)", set(), "Pick(A)"), ("Pick(A)", {"Near(A)"}, "Insert(A,slot)"),
              ("Insert(A,slot)", {"Holding(A)"}, "MoveTo(B)"), ("Insert(A,slot)", {"Holding(A)", "OnTable(B)"}, None),
              ("Pick(B)", {"Inserted(A)", "Near(B)"}, "Place(B,table)"),
@@ -146,7 +146,7 @@ def test_successors_and_fixed_chain():
         assert (None if nxt is None else nxt.name) == want, (a, s)
     assert [a.name for a in rt.nominal_plan(bt)] == ["MoveTo(A)", "Pick(A)", "Insert(A,slot)", "MoveTo(B)",
                                                      "Pick(B)", "Place(B,table)"]
-    fixed = rt.fixed_chain(rt.TASKS[4])
+    fixed = rt.fixed_chain(rt.TASKS[-1])
     assert fixed["Pick(A)"] == "Insert(A,slot)" and fixed["MoveTo(B)"] == "Pick(B)"
     assert fixed["Pick(B)"] == "Insert(B,slot)"  # the type chain ignores that B goes to the table
     assert rt.fixed_chain(rt.TASKS[2]) == {"MoveTo(rod)": "Pick(rod)", "Pick(rod)": "Place(rod,table)"}
@@ -173,7 +173,7 @@ def test_two_rods_tos_vs_fixed_with_constant_guides():
     guides = {("MoveTo", "Pick"): ConstantGuide(jnp.asarray([0.0, 0.1])),
               ("Pick", "Insert"): ConstantGuide(jnp.asarray([-0.2, 0.0])),
               ("Pick", "Place"): ConstantGuide(jnp.asarray([0.2, 0.0]))}
-    task = rt.TASKS[4]
+    task = rt.TASKS[-1]
     tos = rt.task_success(jax.random.key(2), task, guides, "tos", num_episodes=32)
     fixed = rt.task_success(jax.random.key(2), task, guides, "fixed", num_episodes=32)
     assert tos.success.all() and not fixed.success.any()
