@@ -8,7 +8,13 @@ on a small random TinyMMDiT), then on a TinyMMDiT trained on the toy customizati
 of the POS word and the effect of guidance on 256 unseen-concept prompts.
 
 Trained-model budget **[reduced from the spec's 3,000 x 128 for a 2-core CPU]**: ``train_tiny_mmdit`` with
-``STEPS`` AdamW steps (lr ``LR``, clipping 1.0) of batch ``BATCH``; 20 Euler steps for sampling.
+``STEPS`` AdamW steps (lr ``LR``, clipping 1.0) of batch ``BATCH``; 20 Euler steps for sampling. ``jaxlab verify``
+enables x64, so this model is created and trained in float64 (a float32 run of the same budget came out weaker:
+plain prompt alignment 0.18 instead of 0.77, so the toy is still under-trained at this budget).
+
+Claim (a).4-5 is measured at the spec's default guidance (``eta0 = 0.5``, ``rho = 0.3``) and does not reproduce
+the paper's direction: guidance lowers the energy but moves the latent off the data manifold (alignment and
+fidelity both drop). It is kept as the spec states it, failing, rather than re-tuned until it passes.
 """
 
 from __future__ import annotations
@@ -103,15 +109,28 @@ def _probes(model, data):
                                                                                             data["ref"])
 
 
-@claim(area=_AREA, paper=SEMANTICFLOW, quick=True)
-def probes_are_read_only() -> ClaimResult:
-    """(a).4-1: the velocity with and without the probe streams (8 prompts, float32 weights, sigma = 0.7) is
-    identical (measured = max |difference|, <= 1e-6)."""
+@functools.cache
+def _random_forward():
+    """Velocity with and without probes, and the probe responses, of the random model on 8 prompts at
+    sigma = 0.7 (one jitted call shared by the two claims below)."""
     model, data, probes = _random_setup()
     x = jax.random.normal(jax.random.key(3), (8, 16, 16, 3))
-    v, _ = jax.jit(jax.vmap(lambda x, t, r, p: sf.forward_with_probes(model, x, 0.7, t, r, p)))(
-        x, data["tokens"], data["ref"], probes)
-    v0 = jax.jit(jax.vmap(lambda x, t, r: model(x, 0.7, (t, r))))(x, data["tokens"], data["ref"])
+
+    @jax.jit
+    def run(x, t, r, p):
+        def one(x, t, r, p):
+            v, resp = sf.forward_with_probes(model, x, 0.7, t, r, p)
+            return v, model(x, 0.7, (t, r)), resp, sf.aggregate_responses(resp, (4, 4), True)
+        return jax.vmap(one)(x, t, r, p)
+
+    return run(x, data["tokens"], data["ref"], probes)
+
+
+@claim(area=_AREA, paper=SEMANTICFLOW, quick=True)
+def probes_are_read_only() -> ClaimResult:
+    """(a).4-1: the velocity with and without the probe streams (8 prompts, sigma = 0.7) is identical (measured
+    = max |difference|, <= 1e-6)."""
+    v, v0, _, _ = _random_forward()
     return ClaimResult.at_most(float(jnp.max(jnp.abs(v - v0))), 1e-6, details="8 prompts, 4 probes each")
 
 
@@ -151,11 +170,7 @@ def guidance_off_exact_and_small_steps_descend() -> ClaimResult:
 def response_maps_are_distributions() -> ClaimResult:
     """(a).4-3: every per-block, per-head response map and every aggregated (smoothed) map is non-negative and
     sums to 1 (measured = max |sum - 1|, <= 1e-5; a negative entry fails)."""
-    model, data, probes = _random_setup()
-    x = jax.random.normal(jax.random.key(5), (8, 16, 16, 3))
-    _, resp = jax.jit(jax.vmap(lambda x, t, r, p: sf.forward_with_probes(model, x, 0.6, t, r, p)))(
-        x, data["tokens"], data["ref"], probes)
-    R = jax.jit(jax.vmap(lambda r: sf.aggregate_responses(r, (4, 4), True)))(resp)
+    _, _, resp, R = _random_forward()
     err = max(float(jnp.max(jnp.abs(resp.sum(-1) - 1))), float(jnp.max(jnp.abs(R.sum(-1) - 1))))
     if float(jnp.min(resp)) < 0 or float(jnp.min(R)) < 0:
         return ClaimResult(err, "non-negative", 0.0, False, "negative response entry")
