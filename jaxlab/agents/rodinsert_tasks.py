@@ -385,10 +385,17 @@ _GUIDE_SETUP = {("MoveTo", "Pick"): (0.35, TaskParams()), ("Pick", "Insert"): (0
                 ("Pick", "Place"): (0.3, TaskParams(start_near=True))}
 
 
-@eqx.filter_jit
-def _train_pair(key, guide, env, skill_k, skill_next, cfg):
-    # jitted with the skills and world static: the seeds of a pair share one compiled program
-    return train_guiding(key, env, skill_k, skill_next, guide, cfg)
+@functools.lru_cache(maxsize=16)
+def _pair_trainer(static, params, k, k2, cfg):
+    # one compiled program per pair, shared by its seeds. The bandit is compile-bound (its run takes well under a
+    # second, XLA's optimising backend several), so it is compiled without backend optimisation.
+    skills = task_skills(params)
+
+    def train(key, arrays):
+        guide, metrics = train_guiding(key, task_env(params), skills[k], skills[k2], eqx.combine(arrays, static), cfg)
+        return eqx.filter(guide, eqx.is_array), metrics
+
+    return jax.jit(train, compiler_options={"xla_backend_optimization_level": 0})
 
 
 @cites(TOS)
@@ -402,11 +409,13 @@ def train_task_guides(key: jax.Array, num_seeds: int = 1, cfg: GuideConfig | Non
     cfg = GuideConfig(num_updates=60, batch=64) if cfg is None else cfg
     guides, metrics = {}, {}
     for j, ((k, k2), (scale, params)) in enumerate(_GUIDE_SETUP.items()):
-        skills = task_skills(params)
-        sk, sn = skills[_instance(k, "rod")], skills[_instance(k2, "rod")]
         ki, kt = jax.random.split(jax.random.fold_in(key, j))
-        runs = [_train_pair(b, RodView(GuidingNet(a, OBS_DIM, 2, width=width, mu_scale=scale), 0), task_env(params),
-                            sk, sn, cfg) for a, b in zip(jax.random.split(ki, n), jax.random.split(kt, n), strict=True)]
+        runs = []
+        for a, b in zip(jax.random.split(ki, n), jax.random.split(kt, n), strict=True):
+            arrays, static = eqx.partition(RodView(GuidingNet(a, OBS_DIM, 2, width=width, mu_scale=scale), 0),
+                                           eqx.is_array)
+            g, m = _pair_trainer(static, params, _instance(k, "rod"), _instance(k2, "rod"), cfg)(b, arrays)
+            runs.append((eqx.combine(g, static), m))
         stacked = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs) if eqx.is_array(xs[0]) else xs[0], *runs)
         guides[(k, k2)], metrics[(k, k2)] = stacked[0].net, stacked[1]
     return guides, metrics
