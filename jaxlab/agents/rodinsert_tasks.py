@@ -15,8 +15,10 @@ a rod of length ``l = 0.6`` grasped at offset ``delta = p_x - c_x`` follows ``c 
   end ``p_x - delta - l/2 <= -1.35`` and ``|p_y| < 0.05``; reachable (``p_x >= -1``) iff ``delta >= +0.05``.
 
 An inserted or placed rod is released and stays fixed (the slot and the ledge take any number of rods; rods do
-not collide). The state also keeps the last displacement ``v = p' - p``;
-the gripper is *at rest* when ``|v|_inf < 1e-3``.
+not collide). The state also keeps the last displacement ``v = p' - p``; the gripper is *at rest* when
+``|v|_inf < 1e-3``. Reset: rod centres uniform in ``[-0.3, 0.3]`` x their ``y`` band (one rod: ``[-0.6, 0.6]``;
+two: ``A`` in ``[0.15, 0.6]``, ``B`` in ``[-0.6, -0.15]``), the gripper at rest, uniform in ``[-0.8, 0.8]^2`` or
+(``start_near``) in rod 0's Near box.
 
 Literals of rod ``X``: ``Near(X)`` (at rest, ``|p - c_X|_inf <= s`` with stand-off ``s = 0.35``, ``X`` not done),
 ``Holding(X)``, ``Inserted(X)``, ``OnTable(X)``. Behaviour models: ``MoveTo(X)`` adds ``Near(X)`` (deletes the
@@ -43,6 +45,11 @@ MoveTo->Pick->Place (B)`` (six skills each). Baselines (B.5): ``"none"`` (BT + i
 ``"fixed"`` (fixed-sequence chaining: the skill-type chain of the task's nominal plan, first occurrence
 ``k -> k'`` of each type, used for every rod whatever the BT does next; **[chosen]** reading of "ignoring BT
 branching") and ``"tos"`` (successor predicted by the BT).
+
+Guiding networks (:func:`train_task_guides`): ``G_{Pick<-MoveTo}`` (gripper starting anywhere), ``G_{Insert<-Pick}``
+and ``G_{Place<-Pick}`` (starting near the rod), each trained on one rod by
+:func:`~jaxlab.agents.tree_of_skill.train_guiding` (B.3 stage 2, successor goal-free) and applied to any rod
+through its view (:class:`RodView`).
 """
 
 from __future__ import annotations
