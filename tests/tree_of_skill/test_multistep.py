@@ -187,3 +187,20 @@ def test_two_rods_tos_vs_fixed_with_constant_guides():
             np.testing.assert_allclose(r.goals[r.trace[i].index("Pick(B)"), i], [want, 0.0])
             np.testing.assert_allclose(r.goals[r.trace[i].index("MoveTo(B)"), i], [0.0, 0.1])
     assert sum(t[0] == "Pick(A)" for t in tos.trace) > 0  # some start near A: the BT skips MoveTo(A)
+
+
+@pytest.mark.slow
+def test_trained_guides_learn_the_dependencies():
+    """The REINFORCE bandit learns each implicit dependency: G[Insert <- Pick] asks for delta <= -0.05, G[Place <- Pick]
+    for delta >= +0.05, G[Pick <- MoveTo] for an approach offset above or below the rod (|a_x| <= l/2)."""
+    guides, metrics = rt.train_task_guides(jax.random.key(7), num_seeds=2)
+    assert metrics[("Pick", "Insert")].mean_return.shape == (2, 60)
+    obs, _ = jax.vmap(rt.tasks_reset, (0, None))(jax.random.split(jax.random.key(8), 64), NEAR)
+    views = jax.vmap(rt.rod_view, (0, None))(obs, 0)
+    for s in range(2):
+        def mu(pair, s=s):
+            net = jax.tree_util.tree_map(lambda a: a[s] if eqx.is_array(a) else a, guides[pair])
+            return np.asarray(jax.vmap(net)(views)[0])
+        assert (mu(("Pick", "Insert"))[:, 0] <= -0.05).all()
+        assert (mu(("Pick", "Place"))[:, 0] >= 0.05).all()
+        assert (np.abs(mu(("MoveTo", "Pick"))[:, 0]) <= 0.3).all()
