@@ -39,6 +39,7 @@ after the spec's fields; ``episode_init`` takes the plan length ``K``; agents ar
 
 from __future__ import annotations
 
+import functools
 from typing import Any, NamedTuple
 
 import equinox as eqx
@@ -400,11 +401,16 @@ def _run_batch(keys, world, s, g, agent, p_fail, K, max_steps):
     return final, *jax.vmap(check)(s, g, final.first_plan)
 
 
+@functools.partial(jax.jit, static_argnums=3)
+def _all_plans(world, s, g, K):
+    return jax.vmap(lambda a, b: reference_plan(world, a, b, K))(s, g)
+
+
 def _task_pools(world: ToolWorld, K: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     T = world.n_types
     s, g = np.meshgrid(np.arange(T), np.arange(T), indexing="ij")
     s, g = s.ravel(), g.ravel()
-    tools, length = jax.vmap(lambda a, b: reference_plan(world, a, b, K))(jnp.asarray(s), jnp.asarray(g))
+    tools, length = _all_plans(world, jnp.asarray(s), jnp.asarray(g), K)
     tools = np.asarray(tools)
     uses_unseen = np.any((tools >= 0) & ~np.asarray(world.seen)[np.maximum(tools, 0)], axis=1)
     return s, g, np.asarray(length), uses_unseen
