@@ -195,3 +195,22 @@ def test_bad_inputs():
         FM.ode_sample(lambda a, b, c: a, x, n_steps=0)
     with pytest.raises(TypeError, match="x0 must have a float dtype"):
         FM.cfm_path(jnp.zeros((4, 2), int), x, 0.5)
+
+
+@pytest.mark.parametrize("n_steps", [1, 4, 28])
+def test_rf_sampler_on_converted_velocity_equals_cfm_sampler(n_steps):
+    # Spec F1 claim 3: the RF Euler sampler (sigma 1 -> 0) on cfm_to_rf_velocity(u*) equals the CFM sampler
+    # (t 0 -> 1) on u*, and the RF sampler on v equals the CFM sampler on rf_to_cfm_velocity(v).
+    from jaxlab.generative import rectified_flow as RF
+
+    u = lambda x, t, c: FM.gaussian_optimal_velocity(x, t, 2.0, 0.5)  # noqa: E731
+    z = jnp.linspace(-2.0, 2.0, 9)
+    sig = RF.make_sigmas(n_steps)
+    rf = RF.euler_sample(FM.cfm_to_rf_velocity(u), z, sig)
+    cfm = FM.ode_sample(u, z, n_steps=n_steps)
+    np.testing.assert_allclose(rf, cfm, atol=1e-6)
+    v = FM.cfm_to_rf_velocity(u)
+    np.testing.assert_allclose(RF.euler_sample(v, z, sig), FM.ode_sample(FM.rf_to_cfm_velocity(v), z,
+                                                                        n_steps=n_steps), atol=1e-6)
+    if n_steps == 1:
+        np.testing.assert_allclose(rf, 2.0 + 0 * z, atol=1e-12)  # one Euler step lands on m (F1 claim 1)
