@@ -42,11 +42,12 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optax
 import scipy.optimize
 from jaxtyping import Array, Float, Int
 
+from jaxlab.core.loop import run
 from jaxlab.core.validation import as_array, check_in_range, check_int, check_positive
+from jaxlab.generative.rectified_flow import RFTrainState, rf_optimizer, rf_train_step
 
 __all__ = [
     "CFMTrainInfo",
@@ -327,23 +328,14 @@ def cfm_fit(key: Any, model: eqx.Module, sample_fn: Callable[[Any], tuple[Array,
 
 def train_scan(key: Any, model: eqx.Module, loss_fn: Callable[[eqx.Module, Any], Array], *, steps: int,
                lr: float = 1e-3, clip: float = 1.0, weight_decay: float = 1e-4) -> tuple[eqx.Module, Array]:
-    """Minimise ``loss_fn(model, key)`` with ``optax.chain(clip_by_global_norm(clip), adamw(lr))`` for ``steps``
-    steps under one jitted ``lax.scan`` (a fresh key per step); returns the model and the per-step losses."""
+    """Minimise ``loss_fn(model, key)`` with the package optimiser (``rectified_flow.rf_optimizer``: global-norm
+    clipping then AdamW) for ``steps`` steps, driven by :func:`jaxlab.core.run` under one jit (a fresh key per
+    step); returns the model and the per-step losses."""
     steps = check_int(steps, "steps", min_value=1)
     check_positive(lr, "lr")
-    opt = optax.chain(optax.clip_by_global_norm(clip), optax.adamw(lr, weight_decay=weight_decay))
+    opt = rf_optimizer(lr, clip, weight_decay)
     params, static = eqx.partition(model, eqx.is_inexact_array)
-
-    @jax.jit
-    def run(p, k):
-        def step(carry, kk):
-            p, s = carry
-            loss, g = jax.value_and_grad(lambda q: loss_fn(eqx.combine(q, static), kk))(p)
-            upd, s = opt.update(g, s, p)
-            return (optax.apply_updates(p, upd), s), loss
-
-        (p, _), losses = jax.lax.scan(step, (p, opt.init(p)), jax.random.split(k, steps))
-        return p, losses
-
-    p, losses = run(params, key)
-    return eqx.combine(p, static), losses
+    step = rf_train_step(opt, static, lambda m, k, _: loss_fn(m, k))
+    state, trace = jax.jit(lambda s, k: run(lambda kk, st: step(kk, st, None), s, k, steps))(
+        RFTrainState(params, opt.init(params)), key)
+    return eqx.combine(state.params, static), trace.infos

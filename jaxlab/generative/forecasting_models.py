@@ -32,6 +32,7 @@ Linear, DLinear and the MLP and PatchTST models are channel independent and acce
 
 from __future__ import annotations
 
+import abc
 from typing import NamedTuple
 
 import equinox as eqx
@@ -90,12 +91,9 @@ class _Forecaster(eqx.Module):
             raise ValueError(f"x must have the model's {self.channels} channels, got shape {x.shape}")
         return x
 
+    @abc.abstractmethod
     def _series_map(self, xs: Float[Array, "C T"]) -> Float[Array, "C H"]:
-        """The network on the (normalised) channels; channel-independent models map each row alike."""
-        return jax.vmap(self._one)(xs)
-
-    def _one(self, x: Float[Array, " T"]) -> Float[Array, " H"]:
-        raise NotImplementedError
+        """The network on the (normalised) channels, ``(C, T) -> (C, H)``."""
 
     def __call__(self, x: Float[Array, "T C"]) -> Float[Array, "H C"]:
         x = self._check(x)
@@ -103,6 +101,17 @@ class _Forecaster(eqx.Module):
             xn, stats = revin_norm(x)
             return revin_denorm(self._series_map(xn.T).T, stats)
         return self._series_map(x.T).T
+
+
+class _ChannelIndependent(_Forecaster):
+    """A forecaster that maps every channel with the same univariate network ``_one: (T,) -> (H,)``."""
+
+    def _series_map(self, xs: Float[Array, "C T"]) -> Float[Array, "C H"]:
+        return jax.vmap(self._one)(xs)
+
+    @abc.abstractmethod
+    def _one(self, x: Float[Array, " T"]) -> Float[Array, " H"]:
+        """The univariate network on one (normalised) channel."""
 
 
 def _init_fields(obj, in_len, out_len, channels, revin):
@@ -113,7 +122,7 @@ def _init_fields(obj, in_len, out_len, channels, revin):
 
 
 @cites(EF, DLINEAR)
-class Linear(_Forecaster):
+class Linear(_ChannelIndependent):
     """``ŷ_c = W x_c + b``, ``W (H, T)`` shared across channels. No parameter is shared across output steps.
 
     ``key=None`` gives zero weights (to be set, e.g. by :func:`~jaxlab.generative.forecasting.fit_linear`)."""
@@ -144,7 +153,7 @@ def moving_average(x: Float[Array, " T"], kernel: int) -> Float[Array, " T"]:
 
 
 @cites(DLINEAR)
-class DLinear(_Forecaster):
+class DLinear(_ChannelIndependent):
     """Trend ``MA_k(x)`` (k = 25) and seasonal remainder, each mapped by its own linear ``T → H`` layer."""
 
     seasonal: eqx.nn.Linear
@@ -167,7 +176,7 @@ class DLinear(_Forecaster):
 
 
 @cites(EF)
-class MLPForecaster(_Forecaster):
+class MLPForecaster(_ChannelIndependent):
     """``T → width → width → H`` (GELU), the hidden layers shared by every output step; channel independent."""
 
     mlp: eqx.nn.MLP
@@ -209,7 +218,7 @@ class _EncoderLayer(eqx.Module):
 
 
 @cites(PATCHTST)
-class TinyPatchTST(_Forecaster):
+class TinyPatchTST(_ChannelIndependent):
     """Channel-independent patch transformer: patches of length 16 (stride 8), 2 encoder layers, flatten head."""
 
     embed: eqx.nn.Linear

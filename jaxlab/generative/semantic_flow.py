@@ -59,6 +59,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlab.core.loop import run
 from jaxlab.core.validation import check_in_range, check_int, is_concrete
 from jaxlab.generative import rectified_flow as rf
 
@@ -506,7 +507,7 @@ def train_tiny_mmdit(key, n_steps: int = 3000, batch: int = 128, *, model: rf.Ti
 
     step = rf.rf_train_step(opt, static, loss_fn)
 
-    def body(state, k):
+    def body(k, state):
         k1, k2, k3, k4, k5 = jax.random.split(k, 5)
         half = batch // 2
         a = make_shapes_batch(k1, half)
@@ -518,6 +519,7 @@ def train_tiny_mmdit(key, n_steps: int = 3000, batch: int = 128, *, model: rf.Ti
         return step(k5, state, data)
 
     state0 = rf.RFTrainState(params, opt.init(params))
-    state, losses = jax.jit(lambda s, ks: jax.lax.scan(body, s, ks))(state0, jax.random.split(k_train, n_steps))
+    state, trace = jax.jit(lambda s, k: run(body, s, k, n_steps))(state0, k_train)
+    losses = trace.infos
     trained = eqx.combine(state.params, static)
     return (trained, losses) if return_losses else trained
