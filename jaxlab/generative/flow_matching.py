@@ -47,7 +47,13 @@ from jaxtyping import Array, Float, Int
 
 from jaxlab.core.loop import run
 from jaxlab.core.validation import as_array, check_in_range, check_int, check_positive
-from jaxlab.generative.rectified_flow import RFTrainState, rf_optimizer, rf_train_step
+from jaxlab.generative.rectified_flow import (  # the convention wrappers live with the RF API (spec F1)
+    RFTrainState,
+    cfm_to_rf_velocity,
+    rf_optimizer,
+    rf_to_cfm_velocity,
+    rf_train_step,
+)
 
 __all__ = [
     "CFMTrainInfo",
@@ -273,16 +279,6 @@ def path_length_ratio(traj: Float[Array, "N ..."]) -> Array:
     traj = as_array(traj, "traj")
     flat = traj.reshape(traj.shape[0], -1)
     return jnp.sum(jnp.linalg.norm(jnp.diff(flat, axis=0), axis=1)) / jnp.linalg.norm(flat[-1] - flat[0])
-
-
-def rf_to_cfm_velocity(v_fn: VelocityFn) -> VelocityFn:
-    """CFM velocity ``u(x, t, c) = -v_RF(x, 1 - t, c)`` from an RF velocity ``v_fn(x, sigma, cond)``."""
-    return lambda x, t, cond=None: -v_fn(x, 1 - t, cond)
-
-
-def cfm_to_rf_velocity(u_fn: VelocityFn) -> VelocityFn:
-    """RF velocity ``v(x, sigma, c) = -u_CFM(x, 1 - sigma, c)`` from a CFM velocity ``u_fn(x, t, cond)``."""
-    return lambda x, sigma, cond=None: -u_fn(x, 1 - sigma, cond)
 
 
 class VelocityMLP(eqx.Module):

@@ -44,6 +44,7 @@ __all__ = [
     "RFTrainState",
     "TinyMMDiT",
     "cfg_velocity",
+    "cfm_to_rf_velocity",
     "diffrax_sample",
     "euler_init",
     "euler_sample",
@@ -56,6 +57,7 @@ __all__ = [
     "rf_loss",
     "rf_optimizer",
     "rf_target",
+    "rf_to_cfm_velocity",
     "rf_train_step",
     "sample_sigmas",
     "shift_sigmas",
@@ -164,6 +166,17 @@ def rf_loss(model: Callable, key, x, cond=None, *, sigma_kind: str = "logit_norm
     err = jnp.mean((v - (eps - x)).reshape(x.shape[0], -1) ** 2, axis=1)
     w = 1.0 if weight_fn is None else weight_fn(sigma)
     return jnp.mean(w * err)
+
+
+def rf_to_cfm_velocity(v_fn: Callable) -> Callable:
+    """CFM velocity ``u(x, t, c) = -v_RF(x, 1 - t, c)`` from an RF velocity ``v_fn(x, sigma, cond)`` (section 0:
+    ``sigma = 1 - t``)."""
+    return lambda x, t, cond=None: -v_fn(x, 1 - t, cond)
+
+
+def cfm_to_rf_velocity(u_fn: Callable) -> Callable:
+    """RF velocity ``v(x, sigma, c) = -u_CFM(x, 1 - sigma, c)`` from a CFM velocity ``u_fn(x, t, cond)``."""
+    return lambda x, sigma, cond=None: -u_fn(x, 1 - sigma, cond)
 
 
 class RFTrainState(NamedTuple):
