@@ -63,6 +63,25 @@ def test_jeffreys_identity_and_covariance_form():
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-14)
 
 
+def test_grid_gradients_match_the_direct_point_with_ties():
+    """The grid's one-pass sums (shifted logs, a stop-gradient offset) must not change derivatives, in the
+    rewards and in the base logits (log π₀ = log_softmax(θ), so that both stay on the simplex), with ties at
+    the lowest and highest reward and an output off the support."""
+    rng = np.random.default_rng(3)
+    theta = jnp.asarray(rng.standard_normal(11))
+    r = jnp.asarray(np.round(rng.standard_normal(12), 0))  # few reward levels: ties at both ends
+    betas = jnp.array([0.2, 1.0, 5.0])
+    log_pi0 = lambda t: jnp.append(jax.nn.log_softmax(t), -jnp.inf)  # noqa: E731
+    for field in ("kl", "reverse_kl", "gain"):
+        grid = jax.grad(lambda t, rr, f=field: getattr(frontier(log_pi0(t), rr, betas), f).sum(), argnums=(0, 1))
+        point = jax.grad(lambda t, rr, f=field: sum(getattr(frontier_point(log_pi0(t), rr, b), f) for b in betas),
+                         argnums=(0, 1))
+        (g_t, g_r), (p_t, p_r) = grid(theta, r), point(theta, r)
+        np.testing.assert_allclose(g_t, p_t, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(g_r[:11], p_r[:11], rtol=1e-9, atol=1e-12)
+        assert float(g_r[11]) == 0.0
+
+
 def test_frontier_matches_scipy_reference():
     log_pi0, r, beta, sizes = PROBLEMS
     p = point_batch(log_pi0, r, beta)

@@ -118,3 +118,5 @@ def test_tiny_beta_does_not_overflow_and_reports_ess():
     assert not bool(est.reliable[0])
     p = frontier_point(LOG_PI0, 1e4 * R, 1e-3)
     np.testing.assert_allclose(p.kl, -np.log(0.3), rtol=1e-12)
+    grid = frontier(LOG_PI0, 1e4 * R, jnp.array([1e-3, 1e-9]))  # the one-pass grid: no eps * range / beta error
+    np.testing.assert_allclose(grid.kl, -np.log(0.3), rtol=1e-12)
