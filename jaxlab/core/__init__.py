@@ -1,4 +1,5 @@
-"""Shared primitives: validation, the scan driver, multi-device sharding, citations, claims, types."""
+"""Shared primitives: validation, the scan driver, multi-device sharding, citations, claims, types, and
+``jaxlab.core.random`` (bit-for-bit ``jax.random`` draws, fused on CPU)."""
 
 from jaxlab.core.citations import cite, cites, register_paper
 from jaxlab.core.claims import ClaimResult, claim

@@ -27,6 +27,7 @@ import numpy as np
 import optax
 from jaxtyping import Array, Float, Int
 
+from jaxlab.core import random as fast_random
 from jaxlab.core.citations import cites
 from jaxlab.core.loop import run
 from jaxlab.core.validation import as_array, check_int, check_positive
@@ -137,7 +138,7 @@ def run_online_sgd(
 
     def step(k, st):
         kx, kn = jax.random.split(k)
-        x = jax.random.normal(kx, (D,), dtype=ws.dtype)
+        x = fast_random.normal(kx, (D,), dtype=ws.dtype)  # = jax.random.normal, bit for bit
         y = _forward(ws, x, cfg)
         if cfg.noise_std:
             y = y + cfg.noise_std * jax.random.normal(kn, (), dtype=ws.dtype)
