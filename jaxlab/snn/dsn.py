@@ -46,6 +46,8 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.extend.core import Primitive
+from jax.interpreters import ad, batching, mlir
 
 from jaxlab.core.citations import cites
 from jaxlab.core.types import Array, Float
@@ -256,52 +258,142 @@ def _neuron_scan(gated: bool, cfg: tuple, v_dormant: Array, x_seq: Array, v0: Ar
     return out
 
 
-@_neuron_scan.defjvp
-def _neuron_scan_jvp(gated, cfg, primals, tangents):
-    r"""Tangent recursion of the neuron, linear in the tangents with coefficients computed for all t at once::
+# Derivatives of the neuron scan. The tangent recursion (forward mode), linear in the tangents::
+#
+#     d'_t = g_t d'_{t-1} + d_{t-1} a_t (v'_{t-1} - V_D'),   h'_t = beta v'_{t-1} + x'_t,
+#     s'_t = f_t d'_t + d_t b_t h'_t,                        v'_t = (1 - s_t) h'_t + k_t s'_t,
+#
+# with g_t = Theta(v_{t-1} - V_D), a_t its surrogate slope, f_t = Theta(h_t - V_th), b_t its slope and
+# k_t = V_reset - h_t (absent with detach_reset). It is a primitive (`_tangent_p`) whose transpose
+# (`_cotangent_p`) is the hand-written BPTT: one reverse scan that recomputes each step's coefficients from the
+# stored trajectory (input, v, d, s) while that step is in cache. Letting JAX transpose the tangent scan instead
+# needs the coefficients as five T-long arrays, computed in full passes before the reverse scan (25 % slower on
+# a 784-256 layer, T = 25, batch 128). Both primitives are evaluated, differentiated (any order) and batched
+# through their plain-JAX implementations, so jit, vmap, grad, jvp and their compositions all work.
 
-        d'_t = g_t d'_{t-1} + d_{t-1} a_t (v'_{t-1} - V_D'),   h'_t = beta v'_{t-1} + x'_t,
-        s'_t = f_t d'_t + d_t b_t h'_t,                        v'_t = (1 - s_t) h'_t + k_t s'_t,
 
-    with ``g_t = Theta(v_{t-1} - V_D)``, ``a_t`` its surrogate slope, ``f_t = Theta(h_t - V_th)``, ``b_t`` its
-    slope, ``k_t = V_reset - h_t`` (0 with detach_reset). JAX transposes this scan for reverse mode, so BPTT is a
-    short reverse scan of fused multiply-adds instead of the transpose of the whole forward step.
-    """
-    v_dormant, x_seq, v0, d0 = primals
-    vd_dot, x_dot, v0_dot, d0_dot = tangents
+def _step_coefficients(gated: bool, cfg: tuple, v_dormant, x_t, v_prev, d_prev, d_t, s_t):
+    """``(1 - s_t, f_t, d_t b_t, g_t, d_{t-1} a_t, k_t)`` of one step (``None`` where absent)."""
     tau, v_th, v_reset, alpha, detach = cfg
     beta = 1.0 - 1.0 / tau
-    s, d_seq, v_seq = _neuron_scan(gated, cfg, v_dormant, x_seq, v0, d0)
-    v_prev = jnp.concatenate([v0[None], v_seq[:-1]])
-    h = beta * v_prev + x_seq
-    f = (h - v_th >= 0).astype(h.dtype)  # the forward's Theta, bit for bit
+    h = beta * v_prev + x_t
     b = _sg_slope(h - v_th, alpha)
-    keep = 1 - s
-    coef = [f, b * d_seq] if gated else [b]
-    if gated:
-        d_prev = jnp.concatenate([d0[None], d_seq[:-1]])
-        coef = [(v_prev - v_dormant >= 0).astype(h.dtype), d_prev * _sg_slope(v_prev - v_dormant, alpha), *coef]
-    if not detach:  # the reset's gradient term; with detach_reset it is absent (not multiplied by zero)
-        coef.append(v_reset - h)
+    k = None if detach else v_reset - h
+    if not gated:
+        return 1 - s_t, None, b, None, None, k
+    f = (h - v_th >= 0).astype(h.dtype)  # the forward's Theta, bit for bit
+    g = (v_prev - v_dormant >= 0).astype(h.dtype)
+    return 1 - s_t, f, b * d_t, g, d_prev * _sg_slope(v_prev - v_dormant, alpha), k
 
-    def body(carry, xs):
+
+def _coefficients_at(t, gated, cfg, residuals):
+    """Step ``t``'s coefficients, read from the stored trajectory inside a scan (no shifted copies)."""
+    v_dormant, x_seq, v0, d0, s, d_seq, v_seq = residuals
+    prev = lambda seq, first: jnp.where(  # noqa: E731  seq[t - 1], or the initial state at t = 0
+        t == 0, first, jax.lax.dynamic_index_in_dim(seq, jnp.maximum(t - 1, 0), keepdims=False))
+    return _step_coefficients(gated, cfg, v_dormant, x_seq[t], prev(v_seq, v0), prev(d_seq, d0), d_seq[t], s[t])
+
+
+def _tangent_impl(*args, gated: bool, cfg: tuple, present: tuple):
+    """Tangents ``(s', d', v')`` from ``args = residuals (7) + the nonzero tangents among (V_D', x', v0', d0')``."""
+    residuals, given = args[:7], iter(args[7:])
+    v_dormant, x_seq, v0, d0 = residuals[:4]
+    vd_dot, x_dot, v0_dot, d0_dot = (next(given) if p else jnp.zeros_like(a)
+                                     for p, a in zip(present, (v_dormant, x_seq, v0, d0), strict=True))
+    beta = 1.0 - 1.0 / cfg[0]
+
+    def body(carry, t):
         v_t, d_t = carry
-        x_t, keep_t, *c = xs
-        h_t = beta * v_t + x_t
+        keep, f, db, g, da, k = _coefficients_at(t, gated, cfg, residuals)
+        h_t = beta * v_t + x_dot[t]
         if gated:
-            g_t, da_t, f_t, db_t, *k = c
-            d_new = g_t * d_t + da_t * (v_t - vd_dot)
-            sp = f_t * d_new + db_t * h_t
+            d_new = g * d_t + da * (v_t - vd_dot)
+            sp = f * d_new + db * h_t
         else:
-            db_t, *k = c
             d_new = d_t
-            sp = db_t * h_t
-        v_new = keep_t * h_t + k[0] * sp if k else keep_t * h_t
+            sp = db * h_t
+        v_new = keep * h_t + k * sp if k is not None else keep * h_t
         return (v_new, d_new), (sp, d_new, v_new)
 
-    xs = (x_dot, keep, *coef)
-    _, tangents_out = jax.lax.scan(body, (v0_dot, d0_dot), xs)
-    return (s, d_seq, v_seq), tangents_out
+    _, out = jax.lax.scan(body, (v0_dot, d0_dot), jnp.arange(x_seq.shape[0]))
+    return list(out)
+
+
+def _cotangent_impl(*args, gated: bool, cfg: tuple, present: tuple):
+    """BPTT: cotangents of the nonzero tangent inputs from ``args = residuals (7) + cotangents of (s, d, v)``."""
+    residuals, (s_bar, d_bar, v_bar) = args[:7], args[7:]
+    v_dormant, x_seq, v0 = residuals[:3]
+    beta = 1.0 - 1.0 / cfg[0]
+
+    def body(carry, t):
+        lam_v, lam_d, vd_acc = carry  # cotangents of v'_t and d'_t from the later steps
+        keep, f, db, g, da, k = _coefficients_at(t, gated, cfg, residuals)
+        lv = v_bar[t] + lam_v
+        ld = d_bar[t] + lam_d
+        ls = s_bar[t] + k * lv if k is not None else s_bar[t]
+        lh = keep * lv + db * ls  # cotangent of h'_t, which is that of x'_t
+        if gated:
+            ld = ld + f * ls
+            return (beta * lh + da * ld, g * ld, vd_acc - da * ld), lh
+        return (beta * lh, ld, vd_acc), lh
+
+    zero = jnp.zeros_like(v0)
+    (v0_bar, d0_bar, vd_acc), x_bar = jax.lax.scan(body, (zero, zero, zero), jnp.arange(x_seq.shape[0]),
+                                                   reverse=True)
+    vd_bar = jnp.sum(vd_acc).astype(v_dormant.dtype).reshape(v_dormant.shape)
+    return [c for p, c in zip(present, (vd_bar, x_bar, v0_bar, d0_bar), strict=True) if p]
+
+
+def _tangent_avals(*args, gated, cfg, present):
+    return [jax.core.ShapedArray(args[1].shape, args[1].dtype)] * 3
+
+
+def _cotangent_avals(*args, gated, cfg, present):
+    return [jax.core.ShapedArray(a.shape, a.dtype) for p, a in zip(present, args[:4], strict=True) if p]
+
+
+def _primitive(name: str, impl, avals) -> Primitive:
+    p = Primitive(name)
+    p.multiple_results = True
+    compiled = functools.cache(lambda **params: jax.jit(functools.partial(impl, **params)))
+    p.def_impl(lambda *args, **params: compiled(**params)(*args))
+    p.def_abstract_eval(avals)
+    mlir.register_lowering(p, mlir.lower_fun(impl, multiple_results=True))
+
+    def jvp(primals, tangents, **params):
+        return jax.jvp(functools.partial(impl, **params), tuple(primals),
+                       tuple(ad.instantiate_zeros(t) for t in tangents))
+
+    def batch(args, dims, **params):
+        return jax.vmap(functools.partial(impl, **params), in_axes=dims)(*args), [0] * len(avals(*args, **params))
+
+    ad.primitive_jvps[p] = jvp
+    batching.primitive_batchers[p] = batch
+    return p
+
+
+_tangent_p = _primitive("dsn_tangent", _tangent_impl, _tangent_avals)
+_cotangent_p = _primitive("dsn_cotangent", _cotangent_impl, _cotangent_avals)
+
+
+def _tangent_transpose(cts, *args, **params):
+    cts = [ad.instantiate_zeros(c) for c in cts]
+    return [None] * 7 + list(_cotangent_p.bind(*args[:7], *cts, **params))
+
+
+ad.primitive_transposes[_tangent_p] = _tangent_transpose
+
+
+def _neuron_scan_jvp(gated, cfg, primals, tangents):
+    v_dormant, x_seq, v0, d0 = primals
+    out = _neuron_scan(gated, cfg, v_dormant, x_seq, v0, d0)
+    # only nonzero tangents are operands (the transpose then returns cotangents for exactly those)
+    present = tuple(type(t) is not jax.custom_derivatives.SymbolicZero for t in tangents)
+    given = [t for p, t in zip(present, tangents, strict=True) if p]
+    return out, tuple(_tangent_p.bind(*primals, *out, *given, gated=gated, cfg=cfg, present=present))
+
+
+_neuron_scan.defjvp(_neuron_scan_jvp, symbolic_zeros=True)
 
 
 def _scan(gated: bool, params: DSNParams, x_seq: Any, state: DSNState | None):
