@@ -252,6 +252,25 @@ def test_transformer_velocity_net(world):
         FA.TrajectoryTransformer(K, world.dim, width=30, heads=4, key=jax.random.key(0))
 
 
+def test_densified_trajectories(world):
+    """Knots come back exactly, the inserted points lie on the segments, and a densified model plans K tools."""
+    tau = FA.encode_plan(world, jnp.array([3, 7, -1, -1, -1, -1, -1, -1]), K)
+    dense = FA.densify_trajectory(tau, 4)
+    assert dense.shape == (4 * K, world.dim)
+    np.testing.assert_array_equal(FA.trajectory_knots(dense, 4), tau)
+    np.testing.assert_allclose(dense[1], 0.75 * tau[0] + 0.25 * tau[1], rtol=1e-12)
+    np.testing.assert_allclose(dense[6], 0.5 * tau[1] + 0.5 * tau[2], rtol=1e-12)
+    np.testing.assert_array_equal(dense[-3:], jnp.broadcast_to(tau[-1], (3, world.dim)))
+    np.testing.assert_array_equal(FA.densify_trajectory(tau, 1), tau)
+    with pytest.raises(ValueError, match="not a multiple of factor"):
+        FA.trajectory_knots(dense[:-1], 4)
+    tasks = FA.training_tasks(jax.random.key(0), world, 256)
+    model = FA.train_flowagent(jax.random.key(1), world, steps=20, batch=16, tasks=tasks, width=32, densify=4)
+    assert model.K == 4 * K
+    agent = FA.FlowAgentPlanner(model, repair=True, densify=4)
+    assert agent(jax.random.key(2), world, 0, 5, jnp.ones(40, bool)).shape == (K,)
+
+
 def test_bad_inputs(world):
     with pytest.raises(ValueError, match="K must be >= 1"):
         FA.encode_plan(world, jnp.array([1]), 0)
