@@ -5,6 +5,9 @@
    generation, forward pass, accumulation, SVD and rank-one splits). Quality: min overlap.
 2. 64 seeds of online spherical SGD at d = 64 (tanh links, 4096 steps) in one vmapped call, against a numpy
    loop over the same steps for one seed (scaled to 64 seeds).
+3. Spec section 7's spectral benchmark on a given data set, (K, d) in {(2, 64), (3, 16), (4, 8)},
+   n = 20 d^ceil(K/2) log d: the jitted estimator against numpy; TensorLy's CP rank-1 fit of the same first
+   chaos as a quality anchor (``pip install tensorly``; skipped if absent).
 
 Goal: at least 5x numpy. float32, medians after compilation. The Gaussians come from `jaxlab.core.random.normal`
 (the numbers of `jax.random.normal`, from an unrolled hash that XLA fuses into the chunk loop).
@@ -18,8 +21,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.core.bench import calibration_gflops, emit, time_fn
-from jaxlab.multiscale import MSIMConfig, lr_schedule, overlaps, run_online_sgd, sample_features
+from jaxlab.core.bench import calibration_gflops, emit, time_fn, time_interleaved
+from jaxlab.multiscale import (
+    MSIMConfig,
+    lr_schedule,
+    overlaps,
+    run_online_sgd,
+    sample_data,
+    sample_features,
+    unfolding_estimator,
+)
 from jaxlab.multiscale.model import _TANH_SCALE, first_chaos_mc
 from jaxlab.multiscale.spectral import estimate_from_chaos
 
@@ -83,6 +94,53 @@ def np_sgd(rng, ws, d, n_steps, eta_fn):
     return u
 
 
+def np_estimator_from_data(X: np.ndarray, y: np.ndarray, d: int, K: int) -> np.ndarray:
+    """numpy: centred first chaos, unfolding, top singular pair, rank-one splits (finest feature first)."""
+    T = X.T @ (y - y.mean()) / X.shape[0]
+    a = (K + 1) // 2
+    u, v = np_top_pair(T.reshape(d**a, -1))
+    return np.stack((np_split(u, d, a) + np_split(v, d, K - a))[::-1])
+
+
+def tensorly_rank_one(T: np.ndarray, d: int, K: int):
+    """TensorLy's CP rank-1 fit of the first chaos as a (d,)*K tensor (axis 0 holds w_K), finest first."""
+    import tensorly as tl
+    from tensorly.decomposition import parafac
+
+    cp = parafac(tl.tensor(T.reshape((d,) * K)), rank=1, init="svd", n_iter_max=100, tol=1e-8)
+    return np.stack([f[:, 0] / np.linalg.norm(f[:, 0]) for f in cp.factors][::-1])
+
+
+def spectral_on_given_data(calib) -> None:
+    """Spec section 7: the estimator on a given data set at (K, d) in {(2, 64), (3, 16), (4, 8)},
+    n = 20 d^ceil(K/2) log d, against numpy and (quality anchor on the same first chaos) TensorLy's CP."""
+    try:
+        import tensorly  # noqa: F401
+        have_tl = True
+    except ImportError:
+        print("skip TensorLy: not installed", flush=True)
+        have_tl = False
+    for K, d in ((2, 64), (3, 16), (4, 8)):
+        n = int(20 * d ** ((K + 1) // 2) * math.log(d))
+        cfg = MSIMConfig(d, K, ("linear",) * K)
+        ws = sample_features(jax.random.key(K), d, K).astype(jnp.float32)
+        X, y = sample_data(jax.random.key(10 + K), ws, n, cfg)
+        Xn, yn, wsn = np.asarray(X), np.asarray(y), np.asarray(ws)
+        est = jax.jit(lambda X, y, d=d, K=K: unfolding_estimator(X, y, d, K))
+        t = time_interleaved({"ours": (est, (X, y)), "numpy": (np_estimator_from_data, (Xn, yn, d, K))}, repeats=5)
+        q = {"min_overlap_ours": float(jnp.min(overlaps(est(X, y), ws))),
+             "min_overlap_numpy": float(np.min(np.abs(np.sum(np_estimator_from_data(Xn, yn, d, K) * wsn, 1))))}
+        extra = {}
+        if have_tl:
+            T = Xn.T @ (yn - yn.mean()) / n
+            tl_t = time_interleaved({"tensorly": (tensorly_rank_one, (T, d, K))}, repeats=3)["tensorly"]
+            q["min_overlap_tensorly_cp"] = float(np.min(np.abs(np.sum(tensorly_rank_one(T, d, K) * wsn, 1))))
+            extra["tensorly_cp_on_first_chaos_s"] = tl_t["median_s"]
+        emit(AREA, f"unfolding_given_data_K{K}_d{d}_n{n}_float32", ours_s=t["ours"]["median_s"],
+             peer="numpy (same estimator)", peer_s=t["numpy"]["median_s"],
+             compile_s=t["ours"]["first_s"] - t["ours"]["median_s"], calibration=calib, quality=q, **extra)
+
+
 def main() -> None:
     calib = calibration_gflops()
     K, d, n = 3, 16, 200_000
@@ -113,6 +171,8 @@ def main() -> None:
     emit(AREA, f"sgd_{seeds}seeds_d{d}_{steps}steps_float32", ours_s=ours["median_s"],
          peer="numpy loop (1 seed x 64)", peer_s=one["median_s"] * seeds, compile_s=ours["first_s"] - ours["median_s"],
          calibration=calib, quality={"median_final_min_overlap": float(np.median(final))})
+
+    spectral_on_given_data(calib)
 
 
 if __name__ == "__main__":

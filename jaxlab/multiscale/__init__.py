@@ -14,9 +14,11 @@ from jaxlab.multiscale.model import (
 )
 from jaxlab.multiscale.sgd import (
     SGDState,
+    kronecker_direction,
     lr_schedule,
     population_loss_linear,
     run_online_sgd,
+    run_shallow_sgd,
     sgd_init,
     spherical_step,
 )
@@ -38,6 +40,7 @@ __all__ = [
     "first_chaos_exact_k2",
     "first_chaos_mc",
     "hopi_refine",
+    "kronecker_direction",
     "link_moments",
     "lr_schedule",
     "msim_forward",
@@ -45,6 +48,7 @@ __all__ = [
     "population_loss_linear",
     "rank_one_split",
     "run_online_sgd",
+    "run_shallow_sgd",
     "sample_data",
     "sample_features",
     "sgd_init",

@@ -33,8 +33,8 @@ from jaxlab.core.loop import run
 from jaxlab.core.validation import as_array, check_int, check_positive
 from jaxlab.multiscale.model import MSIMConfig, _check_ws, _forward, check_config, link_fns
 
-__all__ = ["SGDInfo", "SGDState", "lr_schedule", "population_loss_linear", "run_online_sgd", "sgd_init",
-           "spherical_step"]
+__all__ = ["SGDInfo", "SGDState", "kronecker_direction", "lr_schedule", "population_loss_linear", "run_online_sgd",
+           "run_shallow_sgd", "sgd_init", "spherical_step"]
 
 
 class SGDState(NamedTuple):
@@ -120,17 +120,7 @@ def run_online_sgd(
     """
     _check_k2(cfg)
     ws = _check_ws(ws, cfg)
-    n_steps = check_int(n_steps, "n_steps", min_value=0)
-    record_every = check_int(record_every, "record_every", min_value=1)
-    sched = (lambda t: jnp.asarray(schedule)) if not callable(schedule) else schedule
-    if not callable(schedule):
-        check_positive(schedule, "schedule")
-    else:
-        with jax.ensure_compile_time_eval():  # the probe must stay concrete even when traced under jit
-            probe = np.asarray([float(sched(0)), float(sched(max(n_steps - 1, 0)))])
-        if not np.all(np.isfinite(probe)) or np.any(probe <= 0):
-            raise ValueError(f"schedule must return finite step sizes > 0, got {probe.tolist()} "
-                             "at the first and last steps")
+    n_steps, record_every, sched = _run_args(n_steps, record_every, schedule)
     k_init, k_run = jax.random.split(key)
     state = sgd_init(k_init, cfg.d) if init is None else init
     state = SGDState(state.u.astype(ws.dtype), state.step)
@@ -146,10 +136,81 @@ def run_online_sgd(
         st, _ = _step(st, x, y, eta, cfg)
         return st, jnp.sum(st.u * ws, axis=1)
 
-    if n_steps % record_every:
-        raise ValueError(f"n_steps must be a multiple of record_every={record_every}, got {n_steps}")
     final, trace = run(step, state, k_run, n_steps, thin=record_every)
     return final, trace.infos
+
+
+def _run_args(n_steps, record_every, schedule):
+    """Validated ``(n_steps, record_every, schedule as a function of the step)`` of the SGD runners."""
+    n_steps = check_int(n_steps, "n_steps", min_value=0)
+    record_every = check_int(record_every, "record_every", min_value=1)
+    if n_steps % record_every:
+        raise ValueError(f"n_steps must be a multiple of record_every={record_every}, got {n_steps}")
+    if not callable(schedule):
+        check_positive(schedule, "schedule")
+        return n_steps, record_every, lambda t: jnp.asarray(schedule)
+    with jax.ensure_compile_time_eval():  # the probe must stay concrete even when traced under jit
+        probe = np.asarray([float(schedule(0)), float(schedule(max(n_steps - 1, 0)))])
+    if not np.all(np.isfinite(probe)) or np.any(probe <= 0):
+        raise ValueError(f"schedule must return finite step sizes > 0, got {probe.tolist()} "
+                         "at the first and last steps")
+    return n_steps, record_every, schedule
+
+
+def kronecker_direction(ws: Float[Array, "K d"]) -> Float[Array, " D"]:
+    """``w_K ⊗ ... ⊗ w_1`` (``w_1`` on the fastest index of ``x``): for linear links ``y = ⟨this, x⟩``."""
+    ws = as_array(ws, "ws", ndim=2)
+    out = ws[-1]
+    for w in ws[-2::-1]:
+        out = jnp.kron(out, w)
+    return out
+
+
+@cites("msim2026")
+def run_shallow_sgd(
+    key,
+    ws: Float[Array, "K d"],
+    cfg: MSIMConfig,
+    n_steps: int,
+    schedule: Callable[[Array], Array] | float,
+    record_every: int = 1,
+) -> tuple[Float[Array, " D"], Float[Array, " T"]]:
+    """The "shallow" baseline of spec section 5 [reconstructed]: one unit vector ``u`` in ``R^{d^K}`` fitted by
+    online spherical SGD to ``y`` with the composite link ``g = σ_K ∘ ... ∘ σ_1`` (``ŷ = g(⟨u, x⟩)``), ignoring
+    the hierarchy; one fresh sample per step (the same stream as :func:`run_online_sgd`). Returns the final
+    ``u`` and ``|⟨u, w_K ⊗ ... ⊗ w_1⟩|`` after every ``record_every``-th step. It has ``d^K`` unknowns instead
+    of ``K d``, so it needs of order ``d^K`` samples. Vmappable over ``key``."""
+    check_config(cfg)
+    ws = _check_ws(ws, cfg)
+    n_steps, record_every, sched = _run_args(n_steps, record_every, schedule)
+    links = [link_fns(name) for name in cfg.links]
+    target = kronecker_direction(ws)
+    D = target.shape[0]
+
+    def link(a):  # the composite link and its derivative by the chain rule
+        g, dg = a, jnp.ones_like(a)
+        for sigma, dsigma in links:
+            g, dg = sigma(g), dg * dsigma(g)
+        return g, dg
+
+    def step(k, carry):
+        u, t = carry
+        kx, kn = jax.random.split(k)
+        x = fast_random.normal(kx, (D,), dtype=ws.dtype)
+        y = _forward(ws, x, cfg)
+        if cfg.noise_std:
+            y = y + cfg.noise_std * jax.random.normal(kn, (), dtype=ws.dtype)
+        g, dg = link(u @ x)
+        grad = (g - y) * dg * x
+        u = u - jnp.asarray(sched(t), ws.dtype) * (grad - (grad @ u) * u)
+        u = u / jnp.linalg.norm(u)
+        return (u, t + 1), jnp.abs(u @ target)
+
+    k_init, k_run = jax.random.split(key)
+    u0 = jax.random.normal(k_init, (D,), ws.dtype)
+    (u, _), trace = run(step, (u0 / jnp.linalg.norm(u0), jnp.zeros((), jnp.int32)), k_run, n_steps,
+                        thin=record_every)
+    return u, trace.infos
 
 
 def population_loss_linear(us: Float[Array, "K d"], ws: Float[Array, "K d"]) -> Float[Array, ""]:

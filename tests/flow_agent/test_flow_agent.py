@@ -230,30 +230,39 @@ def test_training_smoke(world):
 
 
 def test_transformer_velocity_net(world):
-    """The spec's transformer variant: shapes, the condition token and the time embedding both matter, jit/vmap,
-    and a short CFM run lowers the loss."""
+    """The spec's transformer variant: shapes, the condition token and the time embedding both matter, jit/vmap."""
     net = FA.TrajectoryTransformer(K, world.dim, width=32, heads=4, key=jax.random.key(0))
     x = jax.random.normal(jax.random.key(1), (3, K, world.dim))
     c = jax.vmap(lambda s: FA.task_condition(world, s, 5, jnp.ones(40, bool)))(jnp.arange(3))
     v = jax.jit(jax.vmap(net, in_axes=(0, None, 0)))(x, 0.3, c)
     assert v.shape == (3, K, world.dim) and bool(jnp.all(jnp.isfinite(v)))
-    np.testing.assert_allclose(v[0], net(x[0], 0.3, c[0]), rtol=1e-5, atol=1e-6)
-    assert float(jnp.max(jnp.abs(net(x[0], 0.3, c[1]) - v[0]))) > 1e-4  # the condition token is read
-    assert float(jnp.max(jnp.abs(net(x[0], 0.7, c[0]) - v[0]))) > 1e-4  # so is the time
+    one = jax.jit(lambda *a: net(*a))
+    np.testing.assert_allclose(v[0], one(x[0], 0.3, c[0]), rtol=1e-5, atol=1e-6)
+    assert float(jnp.max(jnp.abs(one(x[0], 0.3, c[1]) - v[0]))) > 1e-4  # the condition token is read
+    assert float(jnp.max(jnp.abs(one(x[0], 0.7, c[0]) - v[0]))) > 1e-4  # so is the time
+    with pytest.raises(ValueError, match="arch must be one of"):
+        FA.train_flowagent(jax.random.key(1), world, steps=2, arch="rnn")
+    with pytest.raises(ValueError, match="width must be divisible by heads"):
+        FA.TrajectoryTransformer(K, world.dim, width=30, heads=4, key=jax.random.key(0))
+
+
+@pytest.mark.slow
+def test_transformer_and_densified_training(world):
+    """A short CFM run lowers the transformer's loss; a densified model plans K tools from its knots."""
     tasks = FA.training_tasks(jax.random.key(0), world, 512)
     model, losses = FA.train_flowagent(jax.random.key(1), world, steps=60, batch=32, tasks=tasks, width=32,
                                        arch="transformer", return_losses=True)
     assert isinstance(model, FA.TrajectoryTransformer)
     assert float(jnp.mean(losses[-10:])) < float(jnp.mean(losses[:10]))
     assert FA.plan_flowagent(jax.random.key(2), model, world, 0, 5, jnp.ones(40, bool), 4).shape == (K,)
-    with pytest.raises(ValueError, match="arch must be one of"):
-        FA.train_flowagent(jax.random.key(1), world, steps=2, tasks=tasks, arch="rnn")
-    with pytest.raises(ValueError, match="width must be divisible by heads"):
-        FA.TrajectoryTransformer(K, world.dim, width=30, heads=4, key=jax.random.key(0))
+    dense = FA.train_flowagent(jax.random.key(1), world, steps=20, batch=16, tasks=tasks, width=32, densify=4)
+    assert dense.K == 4 * K
+    agent = FA.FlowAgentPlanner(dense, repair=True, densify=4)
+    assert agent(jax.random.key(2), world, 0, 5, jnp.ones(40, bool)).shape == (K,)
 
 
 def test_densified_trajectories(world):
-    """Knots come back exactly, the inserted points lie on the segments, and a densified model plans K tools."""
+    """Knots come back exactly and the inserted points lie on the segments."""
     tau = FA.encode_plan(world, jnp.array([3, 7, -1, -1, -1, -1, -1, -1]), K)
     dense = FA.densify_trajectory(tau, 4)
     assert dense.shape == (4 * K, world.dim)
@@ -264,11 +273,6 @@ def test_densified_trajectories(world):
     np.testing.assert_array_equal(FA.densify_trajectory(tau, 1), tau)
     with pytest.raises(ValueError, match="not a multiple of factor"):
         FA.trajectory_knots(dense[:-1], 4)
-    tasks = FA.training_tasks(jax.random.key(0), world, 256)
-    model = FA.train_flowagent(jax.random.key(1), world, steps=20, batch=16, tasks=tasks, width=32, densify=4)
-    assert model.K == 4 * K
-    agent = FA.FlowAgentPlanner(model, repair=True, densify=4)
-    assert agent(jax.random.key(2), world, 0, 5, jnp.ones(40, bool)).shape == (K,)
 
 
 def test_bad_inputs(world):

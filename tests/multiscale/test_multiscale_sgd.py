@@ -90,3 +90,30 @@ def test_bad_inputs():
         spherical_step(sgd_init(jax.random.key(0), 4), jnp.ones(16), 0.0, 0.0, cfg)
     with pytest.raises(ValueError, match="multiple of record_every"):
         run_online_sgd(jax.random.key(0), ws2, cfg, 10, 0.1, record_every=3)
+
+
+def test_kronecker_direction_is_the_linear_model():
+    """For linear links y = <w_K ⊗ ... ⊗ w_1, x> exactly (w_1 on the fastest index)."""
+    from jaxlab.multiscale import kronecker_direction
+
+    for d, K in ((4, 2), (3, 3)):
+        ws = sample_features(jax.random.key(K), d, K)
+        x = jax.random.normal(jax.random.key(7), (d**K,))
+        y = msim_forward(ws, x, MSIMConfig(d, K, ("linear",) * K))
+        np.testing.assert_allclose(y, kronecker_direction(ws) @ x, rtol=1e-12)
+        assert abs(float(jnp.linalg.norm(kronecker_direction(ws))) - 1.0) < 1e-12
+
+
+def test_shallow_sgd_needs_of_order_d_to_the_k_samples():
+    """Linear links, K = 2, d = 8 (64 unknowns): well aligned after 40 d^2 steps, still far at d^2 / 4."""
+    from jaxlab.multiscale import run_shallow_sgd
+
+    cfg = MSIMConfig(8, 2, ("linear", "linear"))
+    ws = sample_features(jax.random.key(3), 8, 2)
+    run = jax.jit(jax.vmap(lambda k: run_shallow_sgd(k, ws, cfg, 40 * 64, 1.0 / 64, 16)[1]))
+    traj = run(jax.random.split(jax.random.key(4), 3))
+    assert traj.shape == (3, 40 * 64 // 16)
+    assert float(jnp.min(traj[:, -1])) > 0.95
+    assert float(jnp.max(traj[:, 64 // 4 // 16 - 1])) < 0.6
+    with pytest.raises(ValueError, match="multiple of record_every"):
+        run_shallow_sgd(jax.random.key(0), ws, cfg, 10, 0.1, record_every=3)
