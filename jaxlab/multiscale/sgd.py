@@ -124,20 +124,25 @@ def run_online_sgd(
     k_init, k_run = jax.random.split(key)
     state = sgd_init(k_init, cfg.d) if init is None else init
     state = SGDState(state.u.astype(ws.dtype), state.step)
-    D = cfg.d**2
 
     def step(k, st):
-        kx, kn = jax.random.split(k)
-        x = fast_random.normal(kx, (D,), dtype=ws.dtype)  # = jax.random.normal, bit for bit
-        y = _forward(ws, x, cfg)
-        if cfg.noise_std:
-            y = y + cfg.noise_std * jax.random.normal(kn, (), dtype=ws.dtype)
+        x, y = _fresh_sample(k, ws, cfg)
         eta = jnp.asarray(sched(st.step), ws.dtype)
         st, _ = _step(st, x, y, eta, cfg)
         return st, jnp.sum(st.u * ws, axis=1)
 
     final, trace = run(step, state, k_run, n_steps, thin=record_every)
     return final, trace.infos
+
+
+def _fresh_sample(key, ws: Array, cfg: MSIMConfig) -> tuple[Array, Array]:
+    """One sample ``(x (d^K,), y)`` of the model for the online runners (noise from the second half of ``key``)."""
+    kx, kn = jax.random.split(key)
+    x = fast_random.normal(kx, (cfg.d**cfg.K,), dtype=ws.dtype)  # = jax.random.normal, bit for bit
+    y = _forward(ws, x, cfg)
+    if cfg.noise_std:
+        y = y + cfg.noise_std * jax.random.normal(kn, (), dtype=ws.dtype)
+    return x, y
 
 
 def _run_args(n_steps, record_every, schedule):
@@ -195,11 +200,7 @@ def run_shallow_sgd(
 
     def step(k, carry):
         u, t = carry
-        kx, kn = jax.random.split(k)
-        x = fast_random.normal(kx, (D,), dtype=ws.dtype)
-        y = _forward(ws, x, cfg)
-        if cfg.noise_std:
-            y = y + cfg.noise_std * jax.random.normal(kn, (), dtype=ws.dtype)
+        x, y = _fresh_sample(k, ws, cfg)
         g, dg = link(u @ x)
         grad = (g - y) * dg * x
         u = u - jnp.asarray(sched(t), ws.dtype) * (grad - (grad @ u) * u)
