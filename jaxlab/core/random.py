@@ -13,6 +13,13 @@ flat index split into two 32-bit counters, ``bits = hash_hi ^ hash_lo`` for 32-b
 ``√2 · erfinv(u)`` on ``u ∈ (−1, 1)`` for normals. Anything else (other key implementations, the legacy
 non-partitionable stream, half precision, more than 2³² draws) falls back to ``jax.random`` itself, so a call
 never returns different numbers from the ``jax.random`` function it replaces; the tests assert equality.
+
+:func:`normal_pairs` is the one function here with its own stream (not ``jax.random``'s): Box–Muller on both
+32-bit words of one hash, so two Gaussians per hash instead of one, with no ``erfinv``. XLA's CPU loops compute
+each output element on its own and run the 20 hash rounds as one dependency chain, so the hash is the cost of a
+draw; returning the pair as one complex number keeps it to a single hash per pair (two real outputs would be two
+fusions, each hashing again). Measured in the multiscale first-chaos estimator: 1.4 instead of 3.8 ns per
+Gaussian on 2 cores, everything included.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-__all__ = ["bits", "normal", "threefry2x32", "uniform"]
+__all__ = ["bits", "normal", "normal_pairs", "threefry2x32", "uniform"]
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _PARITY = np.uint32(0x1BD11BDA)
@@ -125,3 +132,73 @@ def _normal(key, shape, dtype):
     lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
     u = _uniform(key, shape, dtype, lo, np.array(1.0, dtype))
     return np.array(np.sqrt(2), dtype) * lax.erf_inv(u)
+
+
+# sin and cos on [-pi/4, pi/4]: Taylor polynomials to x^9 and x^10, truncation error < 2e-9 (below float32 rounding)
+_SIN = (1.0, -1 / 6, 1 / 120, -1 / 5040, 1 / 362880)
+_COS = (1.0, -1 / 2, 1 / 24, -1 / 720, 1 / 40320, -1 / 3628800)
+_PAIRS_COUNTER = np.uint32(1)  # high counter word: JAX's stream uses 0 below 2^32 draws, so the streams differ
+
+
+def _horner(x, coeffs, dtype):
+    acc = np.array(coeffs[-1], dtype)
+    for c in coeffs[-2::-1]:
+        acc = acc * x + np.array(c, dtype)
+    return acc
+
+
+def _unit_circle(b, dtype):
+    """``(cos θ, sin θ)`` for ``θ = 2π b / 2³² - π/4`` (uniform on the circle for uniform 32-bit ``b``): the
+    quadrant from the top two bits, a polynomial on ``[-π/4, π/4)`` from the other 30 (XLA's CPU ``sin`` and
+    ``cos`` take several times longer)."""
+    quadrant = lax.shift_right_logical(b, np.uint32(30))
+    frac = (b & np.uint32(0x3FFFFFFF)).astype(dtype) * np.array(2.0**-30, dtype)
+    phi = (frac - np.array(0.5, dtype)) * np.array(np.pi / 2, dtype)
+    if dtype == jnp.float64:
+        c, s = jnp.cos(phi), jnp.sin(phi)
+    else:
+        p2 = phi * phi
+        c, s = _horner(p2, _COS, dtype), phi * _horner(p2, _SIN, dtype)
+    odd = (quadrant & np.uint32(1)) == 1  # rotate (c, s) by quadrant * pi/2
+    c, s = jnp.where(odd, -s, c), jnp.where(odd, c, s)
+    flip = quadrant >= 2
+    return jnp.where(flip, -c, c), jnp.where(flip, -s, s)
+
+
+def normal_pairs(key, shape=(), dtype=None):
+    """Complex array of ``shape`` whose real and imaginary parts are ``2 · prod(shape)`` independent standard
+    normals (each part has variance 1, unlike ``jax.random.normal`` with a complex dtype, whose parts have 1/2).
+
+    Pair ``i`` (row-major flat index) is Box–Muller on the two output words ``(a, b)`` of the Threefry-2x32-20
+    hash of the counter ``(1, i)`` under ``key``: ``r = sqrt(-2 ln((a + 1/2) 2⁻³²))``, ``θ = 2π b 2⁻³² - π/4``,
+    ``(r cos θ, r sin θ)``. With 32-bit uniforms the radius is at most ``sqrt(66 ln 2) ≈ 6.76`` (a tail of
+    probability ``2⁻³³`` is cut) and the angle has ``2⁻³²`` of a turn resolution. float32 draws the same pairs as
+    float64 to float32 rounding (the float32 path uses a polynomial ``sin``/``cos``, tested against it), except
+    that ``u`` rounded to float32 has spacing ``2⁻²⁴`` near 1, so radii ``r ≪ 1`` are off by up to ``2⁻²⁴/r``
+    (the tail, computed from ``ln u`` of small ``u``, keeps full precision).
+
+    This is its own stream, not ``jax.random``'s; where the key is not a Threefry key (or ``prod(shape) >= 2³²``)
+    it falls back to ``jax.random.normal(key, (2, *shape))`` combined as ``real + i imag``.
+    ``dtype`` is the real dtype of each part (float32 or float64; default: JAX's canonical float).
+    """
+    dtype = _float_dtype(dtype)
+    if dtype not in (jnp.float32, jnp.float64):
+        raise ValueError(f"normal_pairs: dtype must be float32 or float64, got {dtype}")
+    shape = tuple(shape)
+    if not (key.ndim == (1 if key.dtype == jnp.uint32 else 0) and math.prod(shape) < 2**32
+            and _key_words(key) is not None):
+        re, im = jax.random.normal(key, (2, *shape), dtype)
+        return lax.complex(re, im)
+    return _normal_pairs(key, shape, dtype)
+
+
+@functools.partial(jax.jit, static_argnums=(1, 2))
+def _normal_pairs(key, shape, dtype):
+    k0, k1 = _key_words(key)
+    n = math.prod(shape)
+    idx = lax.iota(np.uint32, max(n, 1))[:n].reshape(shape)
+    a, b = threefry2x32(k0, k1, jnp.full_like(idx, _PAIRS_COUNTER), idx)
+    u = (a.astype(dtype) + np.array(0.5, dtype)) * np.array(2.0**-32, dtype)  # in (0, 1]
+    r = jnp.sqrt(np.array(-2.0, dtype) * jnp.log(u))
+    c, s = _unit_circle(b, dtype)
+    return lax.complex(r * c, r * s)

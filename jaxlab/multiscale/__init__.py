@@ -24,6 +24,7 @@ from jaxlab.multiscale.sgd import (
 )
 from jaxlab.multiscale.spectral import (
     bbp_overlap_square,
+    estimate_from_chaos,
     first_chaos_estimate,
     hopi_refine,
     rank_one_split,
@@ -36,6 +37,7 @@ __all__ = [
     "MSIMConfig",
     "SGDState",
     "bbp_overlap_square",
+    "estimate_from_chaos",
     "first_chaos_estimate",
     "first_chaos_exact_k2",
     "first_chaos_mc",

@@ -40,13 +40,14 @@ def forward_convention_linear_and_tanh() -> ClaimResult:
 @claim(area="multiscale", paper="msim2026")
 def first_chaos_he12_closed_form_vs_monte_carlo() -> ClaimResult:
     """Stein: ⟨T*, w_2 ⊗ w_1⟩ = ½ + (√2/2) Σ_j w_{2,j}³ for he12 links (w_2 = e_1: 1.207107), by Monte Carlo
-    with n = 2·10⁶ (tolerance 0.01, about 5 standard errors)."""
+    with n = 8·10⁶: standard error 0.0027 (the spread over 12 seeds at n = 2·10⁶ was 0.0053; he12 responses are
+    heavy-tailed), tolerance 0.0135 = 5 standard errors."""
     w1, w2 = jnp.array([0.5, 0.5, 0.5, -0.5]), jnp.array([1.0, 0.0, 0.0, 0.0])
     ws = jnp.stack([w1, w2])
     cfg = MSIMConfig(4, 2, ("he12", "he12"))
-    mc = first_chaos_mc(jax.random.key(0), ws, 2_000_000, cfg, chunk=100_000)
+    mc = first_chaos_mc(jax.random.key(0), ws, 8_000_000, cfg, chunk=100_000)
     exact = float(first_chaos_exact_k2(ws, cfg) @ jnp.outer(w2, w1).reshape(-1))
-    return ClaimResult.close(float(mc @ jnp.outer(w2, w1).reshape(-1)), exact, atol=0.01,
+    return ClaimResult.close(float(mc @ jnp.outer(w2, w1).reshape(-1)), exact, atol=0.0135,
                              details=f"closed form {exact:.6f} (spec: 1.207107)")
 
 

@@ -247,25 +247,61 @@ def sample_data(key, ws: Float[Array, "K d"], n: int, cfg: MSIMConfig, *, chunk:
     return X.reshape(-1, X.shape[-1])[:n], y.reshape(-1)[:n]
 
 
+def _forward_rows(ws: Array, X: Array, cfg: MSIMConfig) -> Array:
+    """:func:`msim_forward` of each row of ``X`` (m, d^K), one matrix-vector product per layer."""
+    h = X
+    for k in range(cfg.K):
+        sigma, _ = link_fns(cfg.links[k])
+        h = sigma(h.reshape(-1, cfg.d) @ ws[k])
+    return h.reshape(X.shape[0])
+
+
 @cites("msim2026")
-def first_chaos_mc(key, ws: Float[Array, "K d"], n: int, cfg: MSIMConfig, *, chunk: int = 4096,
+def first_chaos_mc(key, ws: Float[Array, "K d"], n: int, cfg: MSIMConfig, *, chunk: int = 128,
                    center: bool = True) -> Float[Array, " D"]:
     """Monte Carlo first chaos ``T̂ = (1/n) Σ_i (y_i - ȳ) x_i`` from ``n`` fresh samples, streamed in chunks
-    (memory ``O(chunk · d^K)``, never ``n · d^K``). ``n`` is rounded up to a multiple of ``chunk``."""
+    (memory ``O(chunk · d^K)``, never ``n · d^K``). ``n`` is rounded up to a multiple of ``chunk`` (itself
+    rounded up to an even number).
+
+    The inputs come from :func:`jaxlab.core.random.normal_pairs` (the real and imaginary parts of one complex
+    draw are two samples), not from ``jax.random.normal``, so they are not the rows :func:`sample_data` returns
+    for the same key; the estimator's distribution is the same. Each chunk is drawn one scan step ahead of its
+    use, so that XLA keeps the pairs in memory instead of re-hashing them for each consumer; at ``d^K = 4096``
+    chunks of 128 rows stay in cache (measured 3x faster than 4096). Forward pass: one matrix-vector product
+    per layer over the chunk.
+    """
     check_config(cfg, need_first_chaos=True)
     ws = _check_ws(ws, cfg)
     n = check_int(n, "n", min_value=1)
     chunk = min(check_int(chunk, "chunk", min_value=1), n)
+    chunk += chunk % 2
     n_chunks = -(-n // chunk)
     D = cfg.d**cfg.K
 
-    def body(acc, k):
-        sxy, sx, sy = acc
-        X, y = _draw(k, ws, chunk, cfg)
-        return (sxy + y @ X, sx + X.sum(0), sy + y.sum()), None
+    def draw(k):
+        kx, kn = jax.random.split(k)
+        Z = fast_random.normal_pairs(kx, (chunk // 2, D), dtype=ws.dtype)
+        noise = (cfg.noise_std * fast_random.normal(kn, (2, chunk // 2), dtype=ws.dtype) if cfg.noise_std
+                 else jnp.zeros((2, chunk // 2), ws.dtype))
+        return Z, noise
 
-    zero = (jnp.zeros(D, ws.dtype), jnp.zeros(D, ws.dtype), jnp.zeros((), ws.dtype))
-    (sxy, sx, sy), _ = jax.lax.scan(body, zero, jax.random.split(key, n_chunks))
+    def consume(acc, drawn):
+        sums, sy = acc
+        Z, noise = drawn
+        for X, eps in ((Z.real, noise[0]), (Z.imag, noise[1])):
+            y = _forward_rows(ws, X, cfg) + eps
+            sums = sums + jnp.stack([y, jnp.ones_like(y)]) @ X  # [Σ y x; Σ x] in one product
+            sy = sy + jnp.sum(y)
+        return sums, sy
+
+    def step(carry, k):
+        acc, drawn = carry
+        return (consume(acc, drawn), draw(k)), None
+
+    keys = jax.random.split(key, n_chunks)
+    zero = (jnp.zeros((2, D), ws.dtype), jnp.zeros((), ws.dtype))
+    (acc, last), _ = jax.lax.scan(step, (zero, draw(keys[0])), keys[1:])
+    (sxy, sx), sy = consume(acc, last)
     m = n_chunks * chunk
     return (sxy - (sy / m) * sx) / m if center else sxy / m
 

@@ -26,6 +26,7 @@ from jaxlab.multiscale.model import MSIMConfig, check_config
 
 __all__ = [
     "bbp_overlap_square",
+    "estimate_from_chaos",
     "first_chaos_estimate",
     "hopi_refine",
     "rank_one_split",

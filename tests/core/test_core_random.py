@@ -59,3 +59,69 @@ def test_other_generators_fall_back_to_jax_random():
     _same(fast_random.normal(key, (8,)), jax.random.normal(key, (8,)))
     key = jax.random.key(1)
     _same(fast_random.normal(key, (8,), jnp.bfloat16), jax.random.normal(key, (8,), jnp.bfloat16))
+
+
+# ---- normal_pairs: its own stream (Box–Muller on both words of one hash) ----
+
+_PAIRS = jax.jit(lambda k: fast_random.normal_pairs(k, (256, 512), jnp.float32))
+
+
+def test_normal_pairs_is_box_muller_on_the_two_hash_words():
+    """Recompute pair (i) from the hash words in float64 numpy: r = sqrt(-2 ln((a + 1/2) 2^-32)),
+    theta = 2 pi b 2^-32 - pi/4; the float64 path equals it to rounding, float32 to float32 precision."""
+    key = jax.random.key(5)
+    k0, k1 = (np.uint32(v) for v in jax.random.key_data(key))
+    idx = np.arange(3 * 7, dtype=np.uint32)
+    a, b = (np.asarray(v, np.float64) for v in fast_random.threefry2x32(k0, k1, np.uint32(1), idx))
+    r = np.sqrt(-2.0 * np.log((a + 0.5) * 2.0**-32))
+    theta = 2 * np.pi * b * 2.0**-32 - np.pi / 4
+    expected = (r * np.exp(1j * theta)).reshape(3, 7)
+    z64 = fast_random.normal_pairs(key, (3, 7), jnp.float64)
+    assert z64.dtype == jnp.complex128 and z64.shape == (3, 7)
+    np.testing.assert_allclose(np.asarray(z64), expected, rtol=1e-12, atol=1e-12)
+    z32 = fast_random.normal_pairs(key, (3, 7), jnp.float32)
+    assert z32.dtype == jnp.complex64
+    np.testing.assert_allclose(np.asarray(z32), expected, rtol=0, atol=4e-6 * np.abs(expected).max())
+
+
+def test_normal_pairs_polynomial_sincos_matches_float64_on_many_draws():
+    key = jax.random.key(9)
+    z32 = np.asarray(_PAIRS(key))
+    z64 = np.asarray(fast_random.normal_pairs(key, (256, 512), jnp.float64))
+    r = np.abs(z64)
+    # float32 relative precision, plus the float32 rounding of u = (a + 1/2) 2^-32 near 1 (spacing 2^-24 there):
+    # r^2 = -2 ln u moves by up to 2^-24, so r by 2^-24 / r for the few draws with r << 1
+    bound = 2e-6 * np.maximum(r, 1.0) + 2.0**-24 / r
+    assert np.all(np.abs(z32 - z64) <= bound)
+
+
+def test_normal_pairs_statistics():
+    """2^18 pairs: both parts standard normal (KS against scipy), uncorrelated, and unrelated to jax.random's
+    stream under the same key; moments within 5 standard errors."""
+    from scipy import stats
+
+    key = jax.random.key(2)
+    z = np.asarray(_PAIRS(key)).astype(np.complex128).ravel()
+    n = z.size
+    for part in (z.real, z.imag):
+        assert stats.kstest(part, "norm").pvalue > 1e-3
+        assert abs(part.mean()) < 5 / np.sqrt(n)
+        assert abs(part.var() - 1) < 5 * np.sqrt(2 / n)
+        assert abs(np.mean(part**4) - 3) < 5 * np.sqrt(96 / n)
+    assert abs(np.mean(z.real * z.imag)) < 5 / np.sqrt(n)
+    # |z|^2 / 2 is Exp(1): the radius is right, independently of the angle
+    assert stats.kstest(np.abs(z) ** 2 / 2, "expon").pvalue > 1e-3
+    plain = np.asarray(jax.random.normal(key, (256, 512), jnp.float32)).ravel()
+    assert abs(np.corrcoef(plain, z.real)[0, 1]) < 5 / np.sqrt(n)
+
+
+def test_normal_pairs_under_vmap_and_fallback():
+    keys = jax.random.split(jax.random.key(4), 3)
+    batched = jax.vmap(lambda k: fast_random.normal_pairs(k, (5,), jnp.float32))(keys)
+    for i in range(3):
+        _same(batched[i], fast_random.normal_pairs(keys[i], (5,), jnp.float32))
+    rbg = jax.random.key(1, impl="rbg")
+    re, im = jax.random.normal(rbg, (2, 6), jnp.float32)
+    _same(fast_random.normal_pairs(rbg, (6,), jnp.float32), jax.lax.complex(re, im))
+    with pytest.raises(ValueError, match="float32 or float64"):
+        fast_random.normal_pairs(jax.random.key(0), (3,), jnp.float16)

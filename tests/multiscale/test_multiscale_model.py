@@ -151,6 +151,29 @@ def test_bad_inputs():
         sample_data(jax.random.key(0), W_TOY, 0, MSIMConfig(2, 2, ("linear", "linear")))
 
 
+def test_first_chaos_mc_is_the_centred_estimator_on_its_pair_stream():
+    """Rebuild the stream by hand (chunk keys, pairs from core.random.normal_pairs, real parts then imaginary
+    parts as rows, noise) and apply T = X^T (y - mean y) / m directly: same numbers, odd chunk rounded up."""
+    from jaxlab.core import random as fast_random
+
+    cfg = MSIMConfig(3, 2, ("tanh", "he12"), noise_std=0.3)
+    ws = sample_features(jax.random.key(2), 3, 2)
+    key, n, chunk = jax.random.key(5), 40, 7  # chunk 7 -> 8, n -> 5 chunks of 8
+    rows, ys = [], []
+    for k in jax.random.split(key, 5):
+        kx, kn = jax.random.split(k)
+        Z = fast_random.normal_pairs(kx, (4, 9), jnp.float64)
+        X = jnp.concatenate([Z.real, Z.imag])
+        noise = 0.3 * fast_random.normal(kn, (2, 4), jnp.float64).reshape(-1)
+        rows.append(X)
+        ys.append(jax.vmap(lambda x: msim_forward(ws, x, cfg))(X) + noise)
+    X, y = jnp.concatenate(rows), jnp.concatenate(ys)
+    expected = X.T @ (y - y.mean()) / X.shape[0]
+    np.testing.assert_allclose(first_chaos_mc(key, ws, n, cfg, chunk=chunk), expected, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(first_chaos_mc(key, ws, n, cfg, chunk=chunk, center=False), X.T @ y / X.shape[0],
+                               rtol=1e-12, atol=1e-14)
+
+
 def test_first_chaos_streaming_works_under_jit():
     cfg = MSIMConfig(3, 2, ("tanh", "linear"))
     ws = sample_features(jax.random.key(0), 3, 2)
