@@ -25,11 +25,13 @@ Threads: torch runs on ``TORCH_THREADS`` intra-op threads (default 1): on the sh
 2-thread OpenMP pool made one forward pass 10-30x slower (0.8-2.6 s instead of 0.08 s) while other processes ran,
 so the default gives the peer its best setting here; XLA keeps its own defaults.
 
-Measured (2 shared cores, load ~5, calibration ~70 GFLOP/s): sampling 0.39-0.40 s vs torch 0.58 s (1.45-1.49x,
-max diff 4.8e-7); training step 0.10-0.15 s vs torch 0.07-0.10 s (0.65-0.69x: the goal of >= 1 is not met; our
-backward pass costs ~10x the forward, 140 ms vs 11-16 ms, against ~2-3x expected, not yet traced); guidance
-overhead 0.37-0.39 s vs 0.27-0.28 s unguided (ratio 0.72-0.74). Under heavier load (calibration 16-26 GFLOP/s)
-the same script gave sampling 6.9x and training 1.01x, so compare rows only within one run.
+Measured (2 cores, quiet, calibration 82-90 GFLOP/s, 2026-12-03): sampling 0.21-0.29 s vs torch 0.46-0.60 s
+(2.04-2.26x, max diff 4.8e-7); training step 0.056-0.079 s vs torch 0.066-0.087 s (1.09-1.18x over four runs;
+1.01x with ``TORCH_THREADS=2``, where torch took 0.067 s). The step was 0.65x until the token projections got
+their own weight-gradient orientation (``jaxlab.generative._mmdit._token_matmul``: XLA had fused each cotangent
+chain into a transposing copy, 40 % of the gradient's time). Guidance overhead 0.27-0.37 s vs 0.20-0.26 s
+unguided (ratio 0.70-0.75). Under heavy load (calibration 16-26 GFLOP/s) ratios move a lot, so compare rows only
+within one run.
 
 ``ratio`` = peer time / our time (> 1: jaxlab faster); compile time of ours is reported separately.
 Run: ``python bench/_generative_flow.py``.

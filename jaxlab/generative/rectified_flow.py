@@ -35,6 +35,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from jaxlab.core import random as fast_random
 from jaxlab.core.validation import as_array, check_in_range, check_int, check_positive
 from jaxlab.generative._mmdit import MMDiTBlock, TinyMMDiT, joint_attention, patchify, unpatchify
 
@@ -160,7 +161,7 @@ def rf_loss(model: Callable, key, x, cond=None, *, sigma_kind: str = "logit_norm
         raise ValueError(f"x must be a batch (B, ...), got shape {x.shape}")
     k_s, k_e = jax.random.split(key)
     sigma = sample_sigmas(k_s, (x.shape[0],), sigma_kind, loc, scale).astype(x.dtype)
-    eps = jax.random.normal(k_e, x.shape, x.dtype)
+    eps = fast_random.normal(k_e, x.shape, x.dtype)  # = jax.random.normal, bit for bit (unrolled hash)
     xs = rf_interpolate(x, eps, sigma)
     v = jax.vmap(model)(xs, sigma, cond) if cond is not None else jax.vmap(lambda a, s: model(a, s, None))(xs, sigma)
     err = jnp.mean((v - (eps - x)).reshape(x.shape[0], -1) ** 2, axis=1)
