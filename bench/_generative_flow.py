@@ -18,8 +18,10 @@ adaLN from ``emb(sigma) + pooled text``), random non-zero weights (``zero_init=F
   update per early step, responses from block 1) against the same jitted sampler without guidance, batch 64,
   20 steps; "peer" is the unguided jaxlab sampler, so ``ratio`` < 1 is the price of guidance (expected about
   1 / (1 + rho * n_inner * (forward + backward to block 1) / forward)).
-- diffusers' ``FlowMatchEulerDiscreteScheduler`` comparison of ``make_sigmas`` (spec F1 peers) runs only when
-  diffusers is importable; it is not installed here, so that part is skipped.
+- diffusers (``pip install diffusers``; skipped without it), spec F1 peers: (i) ``make_sigmas`` against
+  ``FlowMatchEulerDiscreteScheduler``'s sigmas for N in {4, 28, 50}, SD3 shift 3 and FLUX dynamic shift (max abs
+  diff); (ii) a randomly initialised tiny ``SD3Transformer2DModel`` of equal width, depth, heads and token count
+  timed on the same 20-step Euler loop (times only; the architectures differ in MLP ratio and stream count).
 
 Threads: torch runs on ``TORCH_THREADS`` intra-op threads (default 1): on the shared 2-core machine its default
 2-thread OpenMP pool made one forward pass 10-30x slower (0.8-2.6 s instead of 0.08 s) while other processes ran,
@@ -219,6 +221,34 @@ def main() -> None:
                 d = float(np.max(np.abs(sch.sigmas.numpy() - ours_s)))
                 emit(AREA, f"make_sigmas_n{n}_{'sd3' if mu is None else 'flux'}", ours_s=0.0, peer="diffusers",
                      peer_s=0.0, compile_s=0.0, quality={"max_abs_diff": d})
+
+        # Spec F1 peers (ii): a randomly initialised tiny SD3Transformer2DModel of equal width (64), depth (3),
+        # heads (4) and token count (16 image + 24 context = our 16 image + 8 text + 16 reference), timed on the
+        # same 20-step Euler loop; nothing is copied, so only the times compare (diffusers' blocks have MLP ratio 4
+        # and two streams, ours ratio 2 and three streams: see the parameter counts).
+        from diffusers import SD3Transformer2DModel
+
+        sd3 = SD3Transformer2DModel(sample_size=16, patch_size=4, in_channels=3, num_layers=3, attention_head_dim=16,
+                                    num_attention_heads=4, joint_attention_dim=64, caption_projection_dim=64,
+                                    pooled_projection_dim=64, out_channels=3, pos_embed_max_size=16).eval()
+        ctx, pooled = torch.randn(B, 24, 64), torch.randn(B, 64)
+        x0_nchw = x0_t.permute(0, 3, 1, 2).contiguous()
+
+        def sd3_sample(x):
+            with torch.no_grad():
+                for i in range(N_STEPS):
+                    v = sd3(hidden_states=x, encoder_hidden_states=ctx, pooled_projections=pooled,
+                            timestep=torch.full((B,), 1000.0 * float(sig_np[i]))).sample
+                    x = x + float(sig_np[i + 1] - sig_np[i]) * v
+            return x
+
+        t = time_interleaved({"ours": (ours, (x0, (tok, ref))), "diffusers": (sd3_sample, (x0_nchw,))},
+                             repeats=REPEATS)
+        emit(AREA, f"sd3_transformer_tiny_vs_ours_sample_b{B}_euler{N_STEPS}", ours_s=t["ours"]["median_s"],
+             peer="diffusers SD3Transformer2DModel (random init)", peer_s=t["diffusers"]["median_s"],
+             compile_s=0.0, calibration=CAL,  # ours was compiled for the first case
+             params_ours=int(sum(a.size for a in jax.tree.leaves(eqx.filter(model, eqx.is_inexact_array)))),
+             params_peer=int(sum(p.numel() for p in sd3.parameters())), torch_threads=torch.get_num_threads())
 
 
 if __name__ == "__main__":

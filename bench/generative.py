@@ -1,4 +1,6 @@
-"""Benchmarks of the generative package: evolutionary-forecasting roll-out and panoramic ray casting (issue 14).
+"""Benchmarks of the generative package: rectified flow / SemanticFlow and its Attend-and-Excite side-by-side,
+conditional flow matching against torchcfm / flow_matching / POT, FlowAgent (issue 13), evolutionary-forecasting
+roll-out and panoramic ray casting (issue 14).
 
 Runs each ``bench/_generative_*.py`` script in its own process (so that each times its own compilations) and
 relays their JSON lines.

@@ -16,6 +16,7 @@ import functools
 import jax
 import jax.numpy as jnp
 import numpy as np
+import optax
 import scipy.optimize
 
 from jaxlab.core.claims import ClaimResult, claim
@@ -50,14 +51,17 @@ def cfm_gaussian_loss_floor() -> ClaimResult:
 def cfm_trained_mlp_reaches_the_floor() -> ClaimResult:
     """F2-2: MLP (2 hidden layers of 64, SiLU, input (x, t)) trained 2,000 AdamW steps (batch 512) on
     N(0, 1) -> N(3, 1); measured = loss on 10^5 fresh samples / (pi / 2) - 1 (spec: in [-MC error, 0.05]);
-    Euler-100 samples must have mean 3 +- 0.05 and std 1 +- 0.05."""
+    Euler-100 samples must have mean 3 +- 0.05 and std 1 +- 0.05. The learning rate decays from 1e-3 to 0 on a
+    cosine over the 2,000 steps (the spec names no schedule): at a constant 1e-3 the last iterate keeps Adam's
+    step noise and its samples missed (mean 3.092, std 0.953); with the decay, seeds 1 and 2 gave mean
+    2.996 / 2.998, std 0.983 / 0.986."""
     model = FM.VelocityMLP((1,), width=64, key=jax.random.key(0))
 
     def sample(k):
         ka, kb = jax.random.split(k)
         return jax.random.normal(ka, (512, 1)), 3 + jax.random.normal(kb, (512, 1)), None
 
-    model, _ = FM.cfm_fit(jax.random.key(1), model, sample, steps=2000)
+    model, _ = FM.cfm_fit(jax.random.key(1), model, sample, steps=2000, lr=optax.cosine_decay_schedule(1e-3, 2000))
     ka, kb, kc, kd = jax.random.split(jax.random.key(2), 4)
     x0, x1 = jax.random.normal(ka, (100_000, 1)), 3 + jax.random.normal(kb, (100_000, 1))
     excess = float(FM.cfm_loss(model, kc, x0, x1)) / (np.pi / 2) - 1

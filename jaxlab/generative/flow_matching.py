@@ -306,10 +306,11 @@ class CFMTrainInfo(NamedTuple):
 
 
 def cfm_fit(key: Any, model: eqx.Module, sample_fn: Callable[[Any], tuple[Array, Array, Any]], *, steps: int,
-            coupling: str = "independent", lr: float = 1e-3, clip: float = 1.0, weight_decay: float = 1e-4,
-            sigma: float = 0.0) -> tuple[eqx.Module, CFMTrainInfo]:
+            coupling: str = "independent", lr: float | Callable = 1e-3, clip: float = 1.0,
+            weight_decay: float = 1e-4, sigma: float = 0.0) -> tuple[eqx.Module, CFMTrainInfo]:
     """Train ``model`` on :func:`cfm_loss` with ``optax.chain(clip_by_global_norm(clip), adamw(lr))``, one
-    ``lax.scan`` over ``steps``; ``sample_fn(key) -> (x0, x1, cond)`` draws a minibatch (``cond`` may be None)."""
+    ``lax.scan`` over ``steps``; ``sample_fn(key) -> (x0, x1, cond)`` draws a minibatch (``cond`` may be None).
+    ``lr`` is a constant or an optax schedule (step -> rate)."""
     if coupling not in _COUPLINGS:
         raise ValueError(f"coupling must be one of {_COUPLINGS}, got {coupling!r}")
 
@@ -323,12 +324,14 @@ def cfm_fit(key: Any, model: eqx.Module, sample_fn: Callable[[Any], tuple[Array,
 
 
 def train_scan(key: Any, model: eqx.Module, loss_fn: Callable[[eqx.Module, Any], Array], *, steps: int,
-               lr: float = 1e-3, clip: float = 1.0, weight_decay: float = 1e-4) -> tuple[eqx.Module, Array]:
+               lr: float | Callable = 1e-3, clip: float = 1.0,
+               weight_decay: float = 1e-4) -> tuple[eqx.Module, Array]:
     """Minimise ``loss_fn(model, key)`` with the package optimiser (``rectified_flow.rf_optimizer``: global-norm
-    clipping then AdamW) for ``steps`` steps, driven by :func:`jaxlab.core.run` under one jit (a fresh key per
-    step); returns the model and the per-step losses."""
+    clipping then AdamW; ``lr`` a constant or an optax schedule) for ``steps`` steps, driven by
+    :func:`jaxlab.core.run` under one jit (a fresh key per step); returns the model and the per-step losses."""
     steps = check_int(steps, "steps", min_value=1)
-    check_positive(lr, "lr")
+    if not callable(lr):
+        check_positive(lr, "lr")
     opt = rf_optimizer(lr, clip, weight_decay)
     params, static = eqx.partition(model, eqx.is_inexact_array)
     step = rf_train_step(opt, static, lambda m, k, _: loss_fn(m, k))

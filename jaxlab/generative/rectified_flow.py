@@ -187,8 +187,9 @@ class RFTrainState(NamedTuple):
     opt_state: Any
 
 
-def rf_optimizer(lr: float = 1e-3, clip: float = 1.0, weight_decay: float = 1e-4) -> optax.GradientTransformation:
-    """The package default: global-norm clipping then AdamW."""
+def rf_optimizer(lr: float | Callable = 1e-3, clip: float = 1.0,
+                 weight_decay: float = 1e-4) -> optax.GradientTransformation:
+    """The package default: global-norm clipping then AdamW (``lr`` a constant or an optax schedule)."""
     return optax.chain(optax.clip_by_global_norm(clip), optax.adamw(lr, weight_decay=weight_decay))
 
 
