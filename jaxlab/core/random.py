@@ -72,8 +72,11 @@ def _float_dtype(dtype):
     return jnp.dtype(jax.dtypes.canonicalize_dtype(float if dtype is None else dtype))
 
 
-def _fast_path(key, shape) -> bool:
-    return (jax.config.jax_threefry_partitionable and key.ndim == (1 if key.dtype == jnp.uint32 else 0)
+def _fast_path(key, shape, *, jax_stream: bool = True) -> bool:
+    """Whether the unrolled hash applies: one Threefry key, fewer than 2³² draws and, for the functions that
+    reproduce ``jax.random`` (``jax_stream``), JAX's partitionable stream."""
+    return ((jax.config.jax_threefry_partitionable or not jax_stream)
+            and key.ndim == (1 if key.dtype == jnp.uint32 else 0)
             and math.prod(shape) < 2**32 and _key_words(key) is not None)
 
 
@@ -185,8 +188,7 @@ def normal_pairs(key, shape=(), dtype=None):
     if dtype not in (jnp.float32, jnp.float64):
         raise ValueError(f"normal_pairs: dtype must be float32 or float64, got {dtype}")
     shape = tuple(shape)
-    if not (key.ndim == (1 if key.dtype == jnp.uint32 else 0) and math.prod(shape) < 2**32
-            and _key_words(key) is not None):
+    if not _fast_path(key, shape, jax_stream=False):
         re, im = jax.random.normal(key, (2, *shape), dtype)
         return lax.complex(re, im)
     return _normal_pairs(key, shape, dtype)
