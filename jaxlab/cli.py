@@ -1,5 +1,8 @@
 """The ``jaxlab`` command: ``list``, ``verify``, ``bench`` and ``cite``.
 
+``jaxlab list`` prints the areas with their claims; ``jaxlab list --algorithms`` the registered iterative
+methods (:func:`jaxlab.core.algorithms`).
+
 ``jaxlab verify [AREA ...] [--quick] [--json PATH]`` runs the registered claims of the areas (all when none
 is named) in float64 and exits 1 if any fails. ``jaxlab bench [AREA ...]`` runs ``bench/<area>.py`` from a
 source checkout and stores its JSON lines in ``bench/results/<area>.json``.
@@ -32,8 +35,10 @@ def _fmt(v) -> str:
     return str(v)
 
 
-def cmd_list(_args) -> int:
-    from jaxlab.core.claims import discover_areas, registered
+def cmd_list(args) -> int:
+    if getattr(args, "algorithms", False):
+        return _list_algorithms()
+    from jaxlab.core.verification import discover_areas, registered
 
     areas = discover_areas()
     if not areas:
@@ -54,9 +59,29 @@ def cmd_list(_args) -> int:
     return 0
 
 
+def _list_algorithms() -> int:
+    import inspect
+
+    from jaxlab.core.algorithm import algorithms
+
+    registry = algorithms()
+    if not registry:
+        print("no algorithms registered")
+        return 0
+    wn = max(9, *(len(n) for n in registry))
+    wa = max(4, *(len(s.area) for s in registry.values()))
+    print(f"{'algorithm':<{wn}}  {'area':<{wa}}  factory")
+    for name, spec in registry.items():
+        f = spec.factory
+        print(f"{name:<{wn}}  {spec.area:<{wa}}  {f.__module__}.{f.__qualname__}{inspect.signature(f)}")
+    print(f"\n{len(registry)} algorithms: algo = factory(...); state = algo.init(...); "
+          "state, info = algo.step(key, state[, x])")
+    return 0
+
+
 def cmd_verify(args) -> int:
     _enable_x64()
-    from jaxlab.core.claims import discover_areas, load_area, run_claims
+    from jaxlab.core.verification import discover_areas, load_area, run_claims
 
     known = discover_areas()
     areas = args.areas or list(known)
@@ -152,7 +177,10 @@ def cmd_cite(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="jaxlab", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="areas, their modules, papers and number of claims").set_defaults(fn=cmd_list)
+    ls = sub.add_parser("list", help="areas, their modules, papers and number of claims")
+    ls.add_argument("--algorithms", action="store_true",
+                    help="list the registered iterative methods (Algorithm factories) instead")
+    ls.set_defaults(fn=cmd_list)
     v = sub.add_parser("verify", help="run the registered claims (float64) and print a table")
     v.add_argument("areas", nargs="*", help="areas to verify (default: all)")
     v.add_argument("--quick", action="store_true", help="only the quick subset")

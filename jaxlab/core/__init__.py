@@ -1,11 +1,14 @@
-"""Shared primitives: validation, the scan driver, multi-device sharding, citations, claims, types, and
+"""Shared machinery: the iteration protocol (:class:`Algorithm`, :func:`run`, :func:`algorithms`), the trainer
+(``jaxlab.core.train``), validation, multi-device sharding, citations, claims, keyword deprecation, types, and
 ``jaxlab.core.random`` (bit-for-bit ``jax.random`` draws, fused on CPU)."""
 
+from jaxlab.core.algorithm import Algorithm, AlgorithmSpec, algorithms, register_algorithm
 from jaxlab.core.citations import cite, cites, register_paper
-from jaxlab.core.claims import ClaimResult, claim
+from jaxlab.core.deprecation import renamed_kwargs
 from jaxlab.core.loop import RunTrace, progress_meter, run
 from jaxlab.core.sharding import batch_mesh, batch_sharding, shard_batch, sharded_vmap
 from jaxlab.core.sorting import sort_floats
+from jaxlab.core.train import TrainInfo, TrainState, make_train_step, train_init, trainer
 from jaxlab.core.validation import (
     as_array,
     check_finite,
@@ -19,11 +22,18 @@ from jaxlab.core.validation import (
     check_simplex,
     check_symmetric,
     error_if,
+    value_check,
 )
+from jaxlab.core.verification import ClaimResult, claim
 
 __all__ = [
+    "Algorithm",
+    "AlgorithmSpec",
     "ClaimResult",
     "RunTrace",
+    "TrainInfo",
+    "TrainState",
+    "algorithms",
     "as_array",
     "batch_mesh",
     "batch_sharding",
@@ -41,10 +51,16 @@ __all__ = [
     "cites",
     "claim",
     "error_if",
+    "make_train_step",
     "progress_meter",
+    "register_algorithm",
     "register_paper",
+    "renamed_kwargs",
     "run",
     "shard_batch",
     "sharded_vmap",
     "sort_floats",
+    "train_init",
+    "trainer",
+    "value_check",
 ]

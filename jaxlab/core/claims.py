@@ -1,147 +1,132 @@
-"""Registry of the papers' numerical claims, run by ``jaxlab verify``.
-
-A claim is a function without arguments that measures one figure and compares it with what the paper (or a
-closed form) predicts, returning a :class:`ClaimResult`. Register it with::
-
-    @claim(area="core", paper="gretton2012mmd", quick=True)
-    def mmd_of_a_sample_with_itself_is_zero() -> ClaimResult:
-        ...
-        return ClaimResult.close(measured, expected=0.0, atol=1e-12)
-
-Claims of an area live in ``jaxlab/<package>/claims_<area>.py``; the file name is how ``jaxlab verify AREA``
-finds them without importing any other area (and so none of their heavy dependencies). ``jaxlab verify``
-enables float64 before importing anything, so claims are checked in double precision.
-"""
+"""Claims of the shared primitives (area ``core``): kernels, discrepancies, sharding and the scan driver."""
 
 from __future__ import annotations
 
-import importlib
+import contextlib
+import io
 import math
-import time
-import traceback
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import Any
+import os
+import subprocess
+import sys
 
-__all__ = ["Claim", "ClaimResult", "Outcome", "claim", "discover_areas", "load_area", "registered", "run_claims"]
+import jax
+import jax.numpy as jnp
+import numpy as np
 
+from jaxlab.core.loop import run
+from jaxlab.core.quadrature import gaussian_rule
+from jaxlab.core.verification import ClaimResult, claim
+from jaxlab.kernels import gram, mmd2, pairwise_distance_quantile, stein_gram
 
-@dataclass(frozen=True)
-class ClaimResult:
-    """Outcome of one claim: the measured figure, what was expected, the tolerance and the verdict."""
-
-    measured: float
-    expected: float | str
-    tolerance: float | str
-    passed: bool
-    details: str = ""
-
-    @classmethod
-    def close(
-        cls, measured: Any, expected: Any, *, atol: float = 0.0, rtol: float = 0.0, details: str = ""
-    ) -> ClaimResult:
-        """Pass when ``|measured - expected| <= atol + rtol * |expected|``."""
-        m, e = float(measured), float(expected)
-        tol = atol + rtol * abs(e)
-        ok = math.isfinite(m) and abs(m - e) <= tol
-        return cls(m, e, tol, ok, details)
-
-    @classmethod
-    def at_most(cls, measured: Any, bound: Any, *, details: str = "") -> ClaimResult:
-        """Pass when ``measured <= bound`` (an error, a gap, a residual)."""
-        m, b = float(measured), float(bound)
-        return cls(m, f"<= {b:.3g}", b, math.isfinite(m) and m <= b, details)
-
-    @classmethod
-    def at_least(cls, measured: Any, bound: Any, *, details: str = "") -> ClaimResult:
-        """Pass when ``measured >= bound`` (a ratio, an overlap, a rate)."""
-        m, b = float(measured), float(bound)
-        return cls(m, f">= {b:.3g}", b, math.isfinite(m) and m >= b, details)
+TITLE = "Shared primitives: kernels, MMD/KSD/energy distance, scan driver, sharding"
+MODULES = ("jaxlab.kernels", "jaxlab.core")
 
 
-@dataclass(frozen=True)
-class Claim:
-    area: str
-    name: str
-    paper: str
-    quick: bool
-    fn: Callable[[], ClaimResult]
-    doc: str = ""
+def _sample(seed: int, n: int, d: int):
+    return jax.random.normal(jax.random.key(seed), (n, d), dtype=jnp.float64)
 
 
-@dataclass
-class Outcome:
-    """A claim's result as ``jaxlab verify`` reports it."""
-
-    area: str
-    claim: str
-    paper: str
-    measured: float | None
-    expected: Any
-    tolerance: Any
-    passed: bool
-    seconds: float
-    details: str = ""
-    error: str | None = field(default=None)
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+@claim(area="core", paper="gretton2012mmd")
+def mmd_of_a_weighted_sample_with_itself_is_zero() -> ClaimResult:
+    """MMD²(μ, μ) = 0 for a weighted sample (any weights), to rounding."""
+    X = _sample(0, 64, 3)
+    w = jax.random.dirichlet(jax.random.key(1), jnp.ones(64))
+    return ClaimResult.at_most(abs(mmd2(X, w, X, w, lengthscale=0.7)), 1e-13)
 
 
-_REGISTRY: dict[tuple[str, str], Claim] = {}
+@claim(area="core", paper="gretton2012mmd")
+def gaussian_gram_is_psd() -> ClaimResult:
+    """The Gaussian Gram matrix of distinct points is PSD: smallest eigenvalue >= -1e-12 (float64)."""
+    X = _sample(2, 200, 2)
+    lam_min = float(jnp.linalg.eigvalsh(gram(X, lengthscale=1.5)).min())
+    return ClaimResult.at_least(lam_min, -1e-12, details="smallest eigenvalue of K (200 points, d=2)")
 
 
-def claim(*, area: str, paper: str, quick: bool = True, name: str | None = None):
-    """Decorator registering a zero-argument function returning :class:`ClaimResult` as a claim."""
+@claim(area="core", paper="gretton2012mmd")
+def mmd_between_gaussians_matches_closed_form() -> ClaimResult:
+    """Weighted MMD² between Gauss-Hermite rules of N(a, s²I) and N(b, t²I) equals the closed form
 
-    def register(fn: Callable[[], ClaimResult]) -> Callable[[], ClaimResult]:
-        cname = name or fn.__name__
-        _REGISTRY[(area, cname)] = Claim(area, cname, paper, quick, fn, (fn.__doc__ or "").strip())
-        return fn
+    E k(X, Y) = (ℓ²/(ℓ² + s² + t²))^{d/2} exp(-||a - b||² / (2(ℓ² + s² + t²))) for the Gaussian kernel."""
+    d, ell, s, t = 2, 1.3, 0.8, 1.1
+    a, b = jnp.array([0.0, 0.5]), jnp.array([1.0, -0.3])
+    X, wx = gaussian_rule(a, s**2 * jnp.eye(d), 24)
+    Y, wy = gaussian_rule(b, t**2 * jnp.eye(d), 24)
 
-    return register
+    def ek(m1, v1, m2, v2):
+        v = ell**2 + v1 + v2
+        return (ell**2 / v) ** (d / 2) * math.exp(-float(jnp.sum((m1 - m2) ** 2)) / (2 * v))
 
-
-def registered(area: str | None = None) -> list[Claim]:
-    """Registered claims (of one area), in registration order."""
-    return [c for (a, _), c in _REGISTRY.items() if area is None or a == area]
-
-
-def discover_areas() -> dict[str, str]:
-    """Map area name -> claims module, from the files ``jaxlab/*/claims_<area>.py`` (nothing is imported)."""
-    root = Path(__file__).resolve().parent.parent
-    found: dict[str, str] = {}
-    for path in sorted(root.glob("*/claims_*.py")):
-        area = path.stem.removeprefix("claims_")
-        found[area] = f"jaxlab.{path.parent.name}.{path.stem}"
-    return found
+    exact = ek(a, s**2, a, s**2) - 2 * ek(a, s**2, b, t**2) + ek(b, t**2, b, t**2)
+    measured = mmd2(X, wx, Y, wy, lengthscale=ell)
+    return ClaimResult.close(measured, exact, rtol=1e-10)
 
 
-def load_area(area: str) -> list[Claim]:
-    """Import an area's claims module and return its claims."""
-    areas = discover_areas()
-    if area not in areas:
-        raise KeyError(f"unknown area {area!r}; known areas: {', '.join(sorted(areas)) or 'none'}")
-    importlib.import_module(areas[area])
-    return registered(area)
+@claim(area="core", paper="liu2016ksd")
+def stein_kernel_has_zero_mean_under_the_target() -> ClaimResult:
+    """Stein identity: E_{x~π}[k_π(x, y)] = 0 for every y, π = N(m, S) (Gauss-Hermite, 40 nodes per dim)."""
+    m = jnp.array([0.3, -1.0])
+    S = jnp.array([[1.0, 0.4], [0.4, 0.7]])
+    P = jnp.linalg.inv(S)
+    X, w = gaussian_rule(m, S, 40)
+    Y = _sample(3, 5, 2)
+    score = lambda Z: -(Z - m) @ P  # noqa: E731
+    K = stein_gram(X, score(X), Y, score(Y), lengthscale=0.9)
+    return ClaimResult.at_most(float(jnp.max(jnp.abs(w @ K))), 1e-10, details="max over 5 points y")
 
 
-def run_claims(claims: list[Claim], *, on_done: Callable[[Outcome], None] | None = None) -> list[Outcome]:
-    """Run claims one by one; an exception is a failed claim with its traceback in ``error``."""
-    outcomes = []
-    for c in claims:
-        t0 = time.perf_counter()
-        try:
-            r = c.fn()
-            if not isinstance(r, ClaimResult):
-                raise TypeError(f"claim {c.name} returned {type(r).__name__}, not ClaimResult")
-            o = Outcome(c.area, c.name, c.paper, r.measured, r.expected, r.tolerance, bool(r.passed),
-                        time.perf_counter() - t0, r.details)
-        except Exception as exc:
-            o = Outcome(c.area, c.name, c.paper, None, None, None, False, time.perf_counter() - t0,
-                        error=f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}")
-        outcomes.append(o)
-        if on_done is not None:
-            on_done(o)
-    return outcomes
+@claim(area="core", paper="gretton2012mmd")
+def distance_quantile_by_selection_matches_sort() -> ClaimResult:
+    """The sort-free (bisection) distance quantile equals numpy's linear-rule quantile."""
+    X = np.asarray(_sample(4, 61, 3))
+    iu = np.triu_indices(61, 1)
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))[iu]
+    errs = [abs(float(pairwise_distance_quantile(X, q)) - np.quantile(D, q)) for q in (0.0, 0.1, 0.5, 0.77, 1.0)]
+    return ClaimResult.at_most(max(errs), 1e-12)
+
+
+@claim(area="core", paper="gretton2012mmd")
+def progress_meter_leaves_results_unchanged() -> ClaimResult:
+    """``run(..., progress=True)`` gives the same trajectory as ``progress=False`` (to the last bit or two)."""
+
+    def step(key, x):
+        x = 0.9 * x + 0.1 * jax.random.normal(key, x.shape)
+        return x, jnp.sum(x**2)
+
+    x0 = jnp.ones(4)
+    buf = io.StringIO()
+    with contextlib.redirect_stderr(buf):
+        outs = [jax.jit(lambda k, p=p: run(step, x0, k, 40, thin=4, progress=p))(jax.random.key(5))
+                for p in (False, True)]
+        jax.effects_barrier()
+    if "40/40" not in buf.getvalue():
+        return ClaimResult(float("nan"), 0.0, 0.0, False, "the progress meter printed nothing")
+    diff = max(float(jnp.max(jnp.abs(a - b) / jnp.maximum(jnp.abs(b), 1e-300)))
+               for a, b in zip(jax.tree.leaves(outs[0]), jax.tree.leaves(outs[1]), strict=True))
+    return ClaimResult.at_most(diff, 1e-14, details="max relative difference, progress on vs off")
+
+
+_SHARDED_SCRIPT = r"""
+import jax, jax.numpy as jnp
+jax.config.update("jax_enable_x64", True)
+from jaxlab.core.sharding import sharded_vmap
+from jaxlab.kernels import mmd2
+assert len(jax.devices()) == 8, jax.devices()
+keys = jax.random.split(jax.random.key(0), 13)
+X = jax.vmap(lambda k: jax.random.normal(k, (32, 3)))(keys)
+Y = jax.random.normal(jax.random.key(1), (40, 3)) + 0.3
+f = lambda x, y: mmd2(x, None, y, None, lengthscale=1.0)
+a = sharded_vmap(f, in_axes=(0, None))(X, Y)
+b = jax.vmap(f, in_axes=(0, None))(X, Y)
+print(float(jnp.max(jnp.abs(a - b))))
+"""
+
+
+@claim(area="core", paper="gretton2012mmd")
+def sharded_batch_equals_unsharded() -> ClaimResult:
+    """A batch of 13 MMD² evaluations sharded over 8 simulated CPU devices equals the plain vmap."""
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu")
+    out = subprocess.run([sys.executable, "-c", _SHARDED_SCRIPT], env=env, capture_output=True, text=True,
+                         timeout=300)
+    if out.returncode != 0:
+        return ClaimResult(float("nan"), 0.0, 1e-14, False, out.stderr[-500:])
+    return ClaimResult.at_most(float(out.stdout.strip().splitlines()[-1]), 1e-14)

@@ -1,9 +1,11 @@
 """Drive any ``init``/``step`` pair with :func:`jax.lax.scan`.
 
-Every iterative jaxlab method (particles, Langevin chains, SGD, online learners) exposes
-``step(key, state) -> (state, info)``. :func:`run` iterates it ``num_steps`` times with one fresh key per
-step (``jax.random.split(key, num_steps)``), optionally keeps every ``thin``-th state and info, and can print
-a progress meter from inside ``jit`` (through :func:`jax.debug.callback`; off by default). The callback feeds
+Every iterative jaxlab method (particles, Langevin chains, SGD, online learners) is an
+:class:`~jaxlab.core.Algorithm` whose ``step(key, state) -> (state, info)`` (data-driven:
+``step(key, state, x)``) :func:`run` iterates: ``num_steps`` times with one fresh key per step
+(``jax.random.split(key, num_steps)``), or once per leading entry of a data stream ``xs``; it optionally
+keeps every ``thin``-th state and info, and can print a progress meter from inside ``jit`` (through
+:func:`jax.debug.callback`; off by default). The callback feeds
 nothing back into the computation, so the numbers are the same either way; they can differ in the last bit
 only, because the compiler may fuse floating-point operations (e.g. into FMAs) differently around it.
 """
@@ -65,56 +67,99 @@ def progress_meter(i, total: int, *, every: int | None = None, label: str = "jax
 
 
 def run(
-    step: Callable[[Any, Any], tuple[Any, Any]],
+    step: Callable[..., tuple[Any, Any]],
     init_state: Any,
     key: Any,
-    num_steps: int,
+    num_steps: int | None = None,
     *,
+    xs: Any = None,
     thin: int = 1,
     save_states: bool = False,
     progress: bool = False,
     label: str = "jaxlab.run",
 ) -> tuple[Any, RunTrace]:
-    """Iterate ``state, info = step(key_t, state)`` for ``t = 0 .. num_steps - 1`` under ``lax.scan``.
+    """Iterate a step ``num_steps`` times under ``lax.scan``: ``state, info = step(key_t, state[, x_t])``.
+
+    Key-driven (``xs=None``): ``step(key_t, state)`` for ``t = 0 .. num_steps - 1``, with
+    ``key_0, ..., key_{num_steps-1} = jax.random.split(key, num_steps)``.
+
+    Data-driven (``xs`` given): ``step(key_t, state, x_t)`` once per leading entry ``x_t`` of ``xs`` (a pytree
+    whose leaves share their leading length, which is the number of steps). ``key`` may then be ``None``, and
+    every ``key_t`` is ``None`` (deterministic learners ignore their key); otherwise it is split as above.
 
     Args:
-      step: pure function ``(key, state) -> (state, info)``; bind other arguments with a closure or
-        ``functools.partial``.
+      step: pure function ``(key, state) -> (state, info)``, or ``(key, state, x) -> (state, info)`` with
+        ``xs``; ``Algorithm.step`` of any jaxlab method. Bind other arguments with a factory or a closure.
       init_state: initial state pytree.
-      key: PRNG key, split into one key per step.
-      num_steps: number of steps (static, >= 0; must be a multiple of ``thin``).
-      thin: record the state/info after every ``thin``-th step (the ``thin - 1`` in between are not stored).
+      key: PRNG key, split into one key per step; ``None`` only with ``xs``.
+      num_steps: number of steps (static int >= 0). Required without ``xs``; with ``xs`` it defaults to (and
+        must equal) the leading length of ``xs``.
+      xs: optional data stream, a pytree of arrays with a common leading axis.
+      thin: record the state/info after every ``thin``-th step (the ``thin - 1`` in between are not stored);
+        ``num_steps`` must be a multiple of it.
       save_states: also record the thinned states (the trajectory), not just the infos.
       progress: print a progress meter from inside the compiled loop.
+      label: the meter's label.
 
     Returns:
       ``(final_state, RunTrace(states, infos))`` where ``states`` (or ``None``) and ``infos`` have a leading
       axis of length ``num_steps // thin``.
+
+    Raises:
+      TypeError: ``num_steps`` missing without ``xs``, not an int, or ``key`` is ``None`` without ``xs``.
+      ValueError: ``num_steps < 0``, not a multiple of ``thin``, or different from the length of ``xs``; leaves
+        of ``xs`` without a common leading axis.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.core import Algorithm, run
+      >>> walk = Algorithm(init=lambda x0: x0, step=lambda key, x: (x + jax.random.normal(key, x.shape), x))
+      >>> final, trace = run(walk.step, walk.init(jnp.zeros(3)), jax.random.key(0), 100)
+      >>> trace.infos.shape
+      (100, 3)
     """
-    num_steps = check_int(num_steps, "num_steps", min_value=0)
+    if xs is None:
+        if num_steps is None:
+            raise TypeError("run() needs num_steps when no xs is given")
+        if key is None:
+            raise TypeError("run() needs a PRNG key when no xs is given (key=None is for data-driven steps)")
+        num_steps = check_int(num_steps, "num_steps", min_value=0)
+    else:
+        leaves = jax.tree_util.tree_leaves(xs)
+        if not leaves:
+            raise ValueError("xs must hold at least one array")
+        lengths = {int(jnp.shape(leaf)[0]) if jnp.ndim(leaf) else -1 for leaf in leaves}
+        if len(lengths) != 1 or -1 in lengths:
+            raise ValueError(f"every leaf of xs must have the same leading axis, got leading lengths {lengths}")
+        n = lengths.pop()
+        if num_steps is not None and check_int(num_steps, "num_steps", min_value=0) != n:
+            raise ValueError(f"num_steps={num_steps} differs from the leading length {n} of xs")
+        num_steps = n
     thin = check_int(thin, "thin", min_value=1)
     if num_steps % thin:
         raise ValueError(f"num_steps must be a multiple of thin={thin}, got num_steps={num_steps}")
     n_out = num_steps // thin
-    keys = jax.random.split(key, num_steps)
-    keys = keys.reshape((n_out, thin, *keys.shape[1:]))
+    keys = None
+    if key is not None:
+        keys = jax.random.split(key, num_steps)
+        keys = keys.reshape((n_out, thin, *keys.shape[1:]))
+    data = None if xs is None else jax.tree_util.tree_map(lambda a: a.reshape((n_out, thin, *a.shape[1:])), xs)
     index = jnp.arange(num_steps).reshape(n_out, thin)
 
-    def one(state, xs):
-        i, k = xs
-        state, info = step(k, state)
+    def one(state, inp):
+        i, k, x = inp
+        state, info = step(k, state) if xs is None else step(k, state, x)
         if progress:
             progress_meter(i, num_steps, label=label)
         return state, info
 
-    def block(state, xs):
-        idx, ks = xs
+    def block(state, inp):
         if thin == 1:
-            state, info = one(state, (idx[0], ks[0]))
+            state, info = one(state, jax.tree_util.tree_map(lambda a: a[0], inp))
         else:
-            state, infos = jax.lax.scan(one, state, (idx, ks))
+            state, infos = jax.lax.scan(one, state, inp)
             info = jax.tree_util.tree_map(lambda a: a[-1], infos)
         return state, ((state if save_states else None), info)
 
-    final, (states, infos) = jax.lax.scan(block, init_state, (index, keys))
+    final, (states, infos) = jax.lax.scan(block, init_state, (index, keys, data))
     return final, RunTrace(states, infos)

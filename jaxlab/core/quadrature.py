@@ -33,9 +33,9 @@ def gauss_hermite(n: int, d: int = 1, dtype=None):
 
 def gaussian_rule(mean, cov, n: int):
     """Gauss-Hermite rule for ``N(mean, cov)``: nodes ``mean + L z_q`` with ``L Lᵀ = cov``."""
-    mean = as_array(mean, "mean", ndim=1)
+    mean = as_array(mean, "mean", ndim=1, finite=True)
     cov = as_array(cov, "cov", ndim=2, shape=(mean.shape[0], mean.shape[0]))
-    check_psd(cov, "cov", strict=True)
+    cov = check_psd(cov, "cov", strict=True)
     z, w = gauss_hermite(n, mean.shape[0], dtype=mean.dtype)
     L = jnp.linalg.cholesky(cov)
     return mean + z @ L.T, w

@@ -2,9 +2,20 @@
 
 Every check raises a ``ValueError`` or ``TypeError`` whose message names the argument, what was expected and
 what came in, e.g. ``ValueError: lengthscale must be > 0, got -1.0``. Shape and dtype checks work on tracers
-(they run at trace time, so under ``jit`` they cost nothing at run time). Value checks (ranges, finiteness,
-simplex, symmetry) run only on concrete arrays and are skipped on tracers; use :func:`error_if` for the few
-value checks that must survive ``jit``.
+(they run at trace time, so under ``jit`` they cost nothing at run time).
+
+Value checks (finite, positive, in range, on the simplex, symmetric, PSD) return their input and hold under
+``jit``, ``vmap`` and ``scan`` too:
+
+- on a concrete input they raise ``ValueError`` at once, evaluating the predicate where the array lives (only
+  the verdict, one boolean, reaches the host);
+- on a traced input they return the input wrapped in :func:`equinox.error_if`, which raises the same message at
+  run time (a ``RuntimeError`` from the compiled program) and never copies the array to the host.
+
+The returned value must be used, or the traced check is dropped with the unused value::
+
+    x = check_finite(x, "x")
+    lengthscale = check_positive(lengthscale, "lengthscale")
 """
 
 from __future__ import annotations
@@ -32,6 +43,7 @@ __all__ = [
     "check_symmetric",
     "error_if",
     "is_concrete",
+    "value_check",
 ]
 
 
@@ -64,7 +76,10 @@ def as_array(
       shape: required shape; ``None`` entries are wildcards.
       kind: ``"float"`` (real floating; Python floats and ints are promoted to the default float dtype),
         ``"int"``, ``"bool"``, ``"complex"`` (complex or real floating), ``"number"`` or ``"any"``.
-      finite: also require every entry to be finite (concrete inputs only).
+      finite: also require every entry to be finite (eagerly, and under ``jit`` through :func:`error_if`).
+
+    Returns:
+      The input as a JAX array (for a traced input with ``finite=True``, wrapped in the run-time check).
 
     Raises:
       TypeError: wrong dtype kind (for example an integer array where floats are required).
@@ -101,7 +116,7 @@ def as_array(
     if shape is not None:
         check_shape(arr, name, shape)
     if finite:
-        check_finite(arr, name)
+        arr = check_finite(arr, name)
     return arr
 
 
@@ -121,31 +136,76 @@ def check_shape(x: Any, name: str, shape: Sequence[int | None]) -> None:
         raise ValueError(f"{name} must have shape {want}, got shape {got}")
 
 
-def check_finite(x: Any, name: str) -> None:
-    """Raise ``ValueError`` if a concrete ``x`` has NaN or infinite entries (no-op on tracers)."""
-    # numpy, not jnp: inside a jit trace even operations on concrete arrays are staged out.
-    if is_concrete(x) and not np.all(np.isfinite(np.asarray(x))):
-        raise ValueError(f"{name} must be finite, got non-finite entries in {_describe(np.asarray(x))}")
+def value_check(x: Any, bad: Any, msg: str) -> Any:
+    """Return ``x``; raise ``msg`` where the predicate ``bad(x)`` holds, eagerly or under ``jit``.
+
+    The one mechanism behind every value check of this module, for areas with checks of their own.
+
+    Args:
+      x: the value to check (array or pytree of arrays).
+      bad: callable mapping ``x`` to a boolean array (written with ``jax.numpy``), true where ``x`` is invalid.
+      msg: the error message; it names the argument and what was expected.
+
+    Returns:
+      ``x`` unchanged when it is concrete; when it is traced, ``x`` wrapped in :func:`error_if` so that the
+      check runs with the compiled program.
+
+    Raises:
+      ValueError: ``x`` is concrete and ``bad(x)`` has a true entry.
+    """
+    return _check(x, lambda a, xp: bad(a), msg)
 
 
-def _scalar(value: Any, name: str) -> float | None:
-    if not is_concrete(value):
-        return None
-    arr = np.asarray(value)
-    if arr.ndim != 0:
+def _any_concrete(bad, x) -> bool:
+    # numpy inputs stay on the host (and keep their float64 under x64-off); JAX arrays are checked on their
+    # device and only the verdict comes back. ensure_compile_time_eval: inside a jit trace, operations on
+    # concrete constants would otherwise be staged out.
+    with jax.ensure_compile_time_eval():
+        leaves = jax.tree_util.tree_leaves(x)
+        if all(isinstance(leaf, (np.ndarray, np.generic, int, float, bool)) for leaf in leaves):
+            return bool(np.any(bad(jax.tree_util.tree_map(np.asarray, x), np)))
+        return bool(jnp.any(bad(x, jnp)))
+
+
+def check_finite(x: Any, name: str) -> Any:
+    """Return ``x``; raise ``ValueError`` (under ``jit``: a run-time error) if it has NaN or infinite entries."""
+    return _check(x, lambda a, xp: ~xp.isfinite(a), f"{name} must be finite, got non-finite entries in "
+                  f"{_describe(x if hasattr(x, 'shape') else np.asarray(x))}")
+
+
+def _check(x: Any, bad, msg: str) -> Any:
+    """:func:`value_check` with a predicate written for both numpy and jax.numpy (``bad(a, xp)``)."""
+    if is_concrete(x):
+        if _any_concrete(bad, x):
+            raise ValueError(msg)
+        return x
+    return error_if(x, jnp.any(bad(x, jnp)), msg)
+
+
+def _scalar(value: Any, name: str) -> None:
+    """Trace-time part of a scalar check: rank 0 and a real dtype."""
+    arr = value if hasattr(value, "dtype") else np.asarray(value)
+    if jnp.ndim(arr) != 0:
         raise ValueError(f"{name} must be a scalar, got {_describe(arr)}")
-    if arr.dtype.kind not in "biuf":
+    if np.dtype(arr.dtype).kind not in "biuf":
         raise TypeError(f"{name} must be a real number, got {_describe(arr)}")
-    return float(arr)
 
 
-def check_positive(value: Any, name: str, *, strict: bool = True) -> None:
-    """Raise ``ValueError`` unless the scalar ``value`` is finite and > 0 (>= 0 when ``strict=False``)."""
-    v = _scalar(value, name)
-    if v is None:
-        return
-    if not math.isfinite(v) or (v <= 0 if strict else v < 0):
-        raise ValueError(f"{name} must be {'>' if strict else '>='} 0 and finite, got {v!r}")
+def check_positive(value: Any, name: str, *, strict: bool = True) -> Any:
+    """Return the scalar ``value``; raise ``ValueError`` (under ``jit``: a run-time error) unless it is finite
+    and > 0 (>= 0 when ``strict=False``)."""
+    _scalar(value, name)
+    op = ">" if strict else ">="
+
+    def bad(v, xp):
+        v = xp.asarray(v, dtype=float) if xp is np else v
+        return ~xp.isfinite(v) | ((v <= 0) if strict else (v < 0))
+
+    if is_concrete(value):
+        if _any_concrete(bad, value):
+            raise ValueError(f"{name} must be {op} 0 and finite, got {float(np.asarray(value))!r}")
+        return value
+    return error_if(value, bad(value, jnp), f"{name} must be {op} 0 and finite")
 
 
 def check_in_range(
@@ -156,19 +216,25 @@ def check_in_range(
     *,
     lo_open: bool = False,
     hi_open: bool = False,
-) -> None:
-    """Raise ``ValueError`` unless ``lo <= value <= hi`` (open ends with ``lo_open``/``hi_open``).
+) -> Any:
+    """Return ``value``; raise ``ValueError`` (under ``jit``: a run-time error) unless ``lo <= value <= hi``
+    (open ends with ``lo_open``/``hi_open``).
 
     Works on scalars and arrays (every entry must lie in the interval); NaN is always out of range.
     """
-    if not is_concrete(value):
-        return
-    arr = np.asarray(value, dtype=float)
-    ok = (arr > lo if lo_open else arr >= lo) & (arr < hi if hi_open else arr <= hi)
-    if not bool(np.all(ok)):
-        interval = f"{'(' if lo_open else '['}{lo}, {hi}{')' if hi_open else ']'}"
-        bad = arr if arr.ndim == 0 else arr[~ok].ravel()[0]
-        raise ValueError(f"{name} must lie in {interval}, got {float(bad)!r}")
+    interval = f"{'(' if lo_open else '['}{lo}, {hi}{')' if hi_open else ']'}"
+
+    def bad(a, xp):
+        a = xp.asarray(a, dtype=float) if xp is np else a
+        return ~((a > lo if lo_open else a >= lo) & (a < hi if hi_open else a <= hi))
+
+    if is_concrete(value):
+        if _any_concrete(bad, value):
+            arr = np.asarray(value, dtype=float)
+            first = arr if arr.ndim == 0 else arr[bad(arr, np)].ravel()[0]
+            raise ValueError(f"{name} must lie in {interval}, got {float(first)!r}")
+        return value
+    return error_if(value, jnp.any(bad(value, jnp)), f"{name} must lie in {interval}")
 
 
 def check_int(value: Any, name: str, *, min_value: int | None = None, max_value: int | None = None) -> int:
@@ -184,47 +250,59 @@ def check_int(value: Any, name: str, *, min_value: int | None = None, max_value:
     return v
 
 
-def check_simplex(w: Any, name: str, *, atol: float = 1e-6, axis: int = -1) -> None:
-    """Raise ``ValueError`` unless ``w`` is nonnegative and sums to 1 (within ``atol``) along ``axis``."""
-    if not is_concrete(w):
-        return
-    arr = np.asarray(w, dtype=float)
-    if np.any(arr < -atol) or not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be nonnegative and finite (a probability vector), got min {arr.min()!r}")
-    s = arr.sum(axis=axis)
-    if np.any(np.abs(s - 1.0) > atol):
-        raise ValueError(f"{name} must sum to 1 along axis {axis} (within {atol}), got sum {s.ravel()[0]!r}")
+def check_simplex(w: Any, name: str, *, atol: float = 1e-6, axis: int = -1) -> Any:
+    """Return ``w``; raise ``ValueError`` (under ``jit``: a run-time error) unless it is finite, nonnegative
+    and sums to 1 (within ``atol``) along ``axis``."""
+    if is_concrete(w):
+        arr = np.asarray(w, dtype=float)
+        if np.any(arr < -atol) or not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} must be nonnegative and finite (a probability vector), got min {arr.min()!r}")
+        s = arr.sum(axis=axis)
+        if np.any(np.abs(s - 1.0) > atol):
+            raise ValueError(f"{name} must sum to 1 along axis {axis} (within {atol}), got sum {s.ravel()[0]!r}")
+        return w
+    bad = (jnp.any(w < -atol) | ~jnp.all(jnp.isfinite(w))
+           | jnp.any(jnp.abs(jnp.sum(w, axis=axis) - 1.0) > atol))
+    return error_if(w, bad, f"{name} must be a probability vector: finite, nonnegative and summing to 1 along "
+                    f"axis {axis} (within {atol})")
 
 
-def check_symmetric(a: Any, name: str, *, atol: float = 1e-8) -> None:
-    """Raise ``ValueError`` unless ``a`` is a square matrix with ``|a - a.T| <= atol * max(1, |a|)``."""
+def check_symmetric(a: Any, name: str, *, atol: float = 1e-8) -> Any:
+    """Return ``a``; raise ``ValueError`` (under ``jit``: a run-time error) unless it is a square matrix with
+    ``max |a - a.T| <= atol * max(1, max |a|)``. Squareness is checked at trace time."""
     check_ndim(a, name, 2)
     n, m = jnp.shape(a)
     if n != m:
         raise ValueError(f"{name} must be square, got shape {(n, m)}")
-    if not is_concrete(a):
-        return
-    arr = np.asarray(a, dtype=float)
-    err = float(np.max(np.abs(arr - arr.T), initial=0.0))
-    scale = max(1.0, float(np.max(np.abs(arr), initial=0.0)))
-    if err > atol * scale:
-        raise ValueError(f"{name} must be symmetric, got max |a - a.T| = {err:.3g}")
+    if is_concrete(a):
+        arr = np.asarray(a, dtype=float)
+        err = float(np.max(np.abs(arr - arr.T), initial=0.0))
+        scale = max(1.0, float(np.max(np.abs(arr), initial=0.0)))
+        if err > atol * scale:
+            raise ValueError(f"{name} must be symmetric, got max |a - a.T| = {err:.3g}")
+        return a
+    scale = jnp.maximum(1.0, jnp.max(jnp.abs(a), initial=0.0))
+    return error_if(a, jnp.max(jnp.abs(a - a.T), initial=0.0) > atol * scale, f"{name} must be symmetric")
 
 
-def check_psd(a: Any, name: str, *, atol: float = 1e-8, strict: bool = False) -> None:
-    """Raise ``ValueError`` unless ``a`` is symmetric positive semidefinite (definite with ``strict``).
-
-    The smallest eigenvalue must be ``>= -atol * max(1, |a|)`` (``> 0`` with ``strict=True``).
-    """
-    check_symmetric(a, name, atol=max(atol, 1e-12))
-    if not is_concrete(a):
-        return
-    arr = np.asarray(a, dtype=float)
-    lam = float(np.linalg.eigvalsh((arr + arr.T) / 2).min()) if arr.size else 0.0
-    scale = max(1.0, float(np.max(np.abs(arr), initial=0.0)))
-    if (lam <= 0) if strict else (lam < -atol * scale):
-        kind = "positive definite" if strict else "positive semidefinite"
-        raise ValueError(f"{name} must be {kind}, got smallest eigenvalue {lam:.3g}")
+def check_psd(a: Any, name: str, *, atol: float = 1e-8, strict: bool = False) -> Any:
+    """Return ``a``; raise ``ValueError`` (under ``jit``: a run-time error) unless it is symmetric positive
+    semidefinite (definite with ``strict``): smallest eigenvalue ``>= -atol * max(1, |a|)`` (``> 0`` with
+    ``strict=True``). Under ``jit`` this costs an eigendecomposition: keep it off hot paths."""
+    a = check_symmetric(a, name, atol=max(atol, 1e-12))
+    kind = "positive definite" if strict else "positive semidefinite"
+    if is_concrete(a):
+        arr = np.asarray(a, dtype=float)
+        lam = float(np.linalg.eigvalsh((arr + arr.T) / 2).min()) if arr.size else 0.0
+        scale = max(1.0, float(np.max(np.abs(arr), initial=0.0)))
+        if (lam <= 0) if strict else (lam < -atol * scale):
+            raise ValueError(f"{name} must be {kind}, got smallest eigenvalue {lam:.3g}")
+        return a
+    if a.size == 0:
+        return a
+    lam = jnp.linalg.eigvalsh((a + a.T) / 2)[0]
+    scale = jnp.maximum(1.0, jnp.max(jnp.abs(a)))
+    return error_if(a, (lam <= 0) if strict else (lam < -atol * scale), f"{name} must be {kind}")
 
 
 def check_quadrature(nodes: Any, weights: Any, d: int, *, name: str = "quadrature", atol: float = 1e-8):
@@ -237,7 +315,7 @@ def check_quadrature(nodes: Any, weights: Any, d: int, *, name: str = "quadratur
     weights = as_array(weights, f"{name} weights", ndim=1, shape=(nodes.shape[0],))
     # A float32 rule cannot sum to 1 closer than its rounding allows.
     atol = max(atol, 64 * float(jnp.finfo(weights.dtype).eps))
-    check_simplex(weights, f"{name} weights", atol=atol)
+    weights = check_simplex(weights, f"{name} weights", atol=atol)
     return nodes, weights
 
 

@@ -11,19 +11,33 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Float
 
-from jaxlab.core.validation import as_array, check_in_range
+from jaxlab.core.validation import as_array, check_finite, check_in_range
 
-__all__ = ["distance_matrix", "pairwise_distance_quantile", "safe_sqrt", "sqdist"]
+__all__ = ["as_points", "distance_matrix", "pairwise_distance_quantile", "safe_sqrt", "sqdist"]
 
 
 def _pair(X, Y):
-    X = as_array(X, "X", ndim=2)
+    X = as_points(X, "X")
     if Y is None:
         return X, None
-    Y = as_array(Y, "Y", ndim=2)
+    Y = as_points(Y, "Y")
     if Y.shape[1] != X.shape[1]:
         raise ValueError(f"Y must have {X.shape[1]} columns like X, got shape {Y.shape}")
     return X, Y
+
+
+def as_points(X, name: str):
+    """Return ``X`` as a finite ``(n, d)`` float array with ``n >= 1``.
+
+    Raises:
+      TypeError: ``X`` is not a float array.
+      ValueError: ``X`` is not 2-dimensional or has no rows (at trace time), or holds NaN or inf (eagerly, and
+        at run time under ``jit``).
+    """
+    X = as_array(X, name, ndim=2)
+    if X.shape[0] == 0:
+        raise ValueError(f"{name} must hold at least one point, got shape {X.shape}")
+    return check_finite(X, name)
 
 
 def sqdist(X: Float[Array, "n d"], Y: Float[Array, "m d"] | None = None) -> Float[Array, "n m"]:
@@ -65,11 +79,11 @@ def pairwise_distance_quantile(
     largest distance not above the bisection bound, so the result is an actual order statistic, equal to the
     sorted answer to rounding.
     """
-    X = as_array(X, "X", ndim=2)
+    X = as_points(X, "X")
     n = X.shape[0]
     if n < 2:
         raise ValueError(f"X needs at least 2 rows to have pairwise distances, got shape {X.shape}")
-    check_in_range(q, "q", 0.0, 1.0)
+    q = check_in_range(q, "q", 0.0, 1.0)
     if method not in ("select", "sort"):
         raise ValueError(f"method must be 'select' or 'sort', got {method!r}")
     D = distance_matrix(X)

@@ -31,9 +31,10 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Float
 
-from jaxlab.core.citations import cites, register_paper
+from jaxlab.core.citations import cites
+from jaxlab.core.papers import FORSTNER, GRETTON, LIU, SZEKELY
 from jaxlab.core.validation import as_array, check_positive
-from jaxlab.kernels.distances import pairwise_distance_quantile, safe_sqrt, sqdist
+from jaxlab.kernels.distances import as_points, pairwise_distance_quantile, safe_sqrt, sqdist
 
 __all__ = [
     "KERNELS",
@@ -47,48 +48,6 @@ __all__ = [
     "stein_gram",
     "weighted_moments",
 ]
-
-register_paper("gretton2012mmd", """@article{gretton2012kernel,
-  title = {A Kernel Two-Sample Test},
-  author = {Gretton, Arthur and Borgwardt, Karsten M. and Rasch, Malte J. and
-            Sch{\\"o}lkopf, Bernhard and Smola, Alexander},
-  journal = {Journal of Machine Learning Research},
-  volume = {13},
-  pages = {723--773},
-  year = {2012}
-}""")
-register_paper("liu2016ksd", """@inproceedings{liu2016kernelized,
-  title = {A Kernelized Stein Discrepancy for Goodness-of-fit Tests},
-  author = {Liu, Qiang and Lee, Jason D. and Jordan, Michael I.},
-  booktitle = {International Conference on Machine Learning},
-  pages = {276--284},
-  year = {2016}
-}""")
-register_paper("gorham2017imq", """@inproceedings{gorham2017measuring,
-  title = {Measuring Sample Quality with Kernels},
-  author = {Gorham, Jackson and Mackey, Lester},
-  booktitle = {International Conference on Machine Learning},
-  pages = {1292--1301},
-  year = {2017}
-}""")
-register_paper("szekely2013energy", """@article{szekely2013energy,
-  title = {Energy statistics: A class of statistics based on distances},
-  author = {Sz{\\'e}kely, G{\\'a}bor J. and Rizzo, Maria L.},
-  journal = {Journal of Statistical Planning and Inference},
-  volume = {143},
-  number = {8},
-  pages = {1249--1272},
-  year = {2013}
-}""")
-register_paper("forstner2003metric", """@incollection{forstner2003metric,
-  title = {A Metric for Covariance Matrices},
-  author = {F{\\"o}rstner, Wolfgang and Moonen, Boudewijn},
-  booktitle = {Geodesy -- The Challenge of the 3rd Millennium},
-  pages = {299--309},
-  publisher = {Springer},
-  year = {2003}
-}""")
-
 
 def _gaussian(r2, ell):
     return jnp.exp(-r2 / (2.0 * ell**2))
@@ -124,31 +83,31 @@ def _profile(kernel: str):
     return KERNELS[kernel]
 
 
-@cites("gretton2012mmd")
+@cites(GRETTON)
 def gaussian_kernel(x: Float[Array, " d"], y: Float[Array, " d"], lengthscale) -> Float[Array, ""]:
     """``exp(-||x - y||² / (2 ℓ²))`` for two points (vmap it for batches; :func:`gram` is faster)."""
-    x = as_array(x, "x", ndim=1)
-    y = as_array(y, "y", ndim=1, shape=x.shape)
-    check_positive(lengthscale, "lengthscale")
+    x = as_array(x, "x", ndim=1, finite=True)
+    y = as_array(y, "y", ndim=1, shape=x.shape, finite=True)
+    lengthscale = check_positive(lengthscale, "lengthscale")
     return _gaussian(jnp.sum((x - y) ** 2), lengthscale)
 
 
-@cites("gretton2012mmd")
+@cites(GRETTON)
 def gram(
     X: Float[Array, "n d"], Y: Float[Array, "m d"] | None = None, *, lengthscale, kernel: str = "gaussian"
 ) -> Float[Array, "n m"]:
     """Kernel matrix ``K_ij = k(x_i, y_j)`` (``Y = None``: ``Y = X``, symmetric PSD) via the Gram trick."""
-    check_positive(lengthscale, "lengthscale")
+    lengthscale = check_positive(lengthscale, "lengthscale")
     return _profile(kernel)(sqdist(X, Y), lengthscale)
 
 
 def _weights(w, n: int, name: str, dtype):
     if w is None:
         return jnp.full((n,), 1.0 / n, dtype=dtype)
-    return as_array(w, name, ndim=1, shape=(n,)).astype(dtype)
+    return as_array(w, name, ndim=1, shape=(n,), finite=True).astype(dtype)
 
 
-@cites("gretton2012mmd")
+@cites(GRETTON)
 def mmd2(
     X: Float[Array, "n d"],
     wx: Float[Array, " n"] | None,
@@ -162,8 +121,8 @@ def mmd2(
 
     Not clamped: for a positive definite kernel it is ``>= 0`` up to rounding (``~1e-16`` in float64).
     """
-    X = as_array(X, "X", ndim=2)
-    Y = as_array(Y, "Y", ndim=2)
+    X = as_points(X, "X")
+    Y = as_points(Y, "Y")
     dtype = jnp.result_type(X, Y)
     wx = _weights(wx, X.shape[0], "wx", dtype)
     wy = _weights(wy, Y.shape[0], "wy", dtype)
@@ -173,7 +132,7 @@ def mmd2(
     return wx @ kxx @ wx - 2.0 * (wx @ kxy @ wy) + wy @ kyy @ wy
 
 
-@cites("liu2016ksd")
+@cites(LIU)
 def stein_gram(
     X: Float[Array, "n d"],
     scores_X: Float[Array, "n d"],
@@ -186,18 +145,20 @@ def stein_gram(
 
     ``scores_X[i] = ∇ log π̃(x_i)``; with ``Y = None`` the Stein kernel of ``X`` with itself.
     """
-    X = as_array(X, "X", ndim=2)
-    sX = as_array(scores_X, "scores_X", shape=X.shape)
+    X = as_points(X, "X")
+    sX = as_array(scores_X, "scores_X", shape=X.shape, finite=True)
     if Y is None:
         if scores_Y is not None:
             raise ValueError("scores_Y was given without Y")
         Y, sY = X, sX
     else:
-        Y = as_array(Y, "Y", ndim=2, shape=(None, X.shape[1]))
+        Y = as_points(Y, "Y")
+        if Y.shape[1] != X.shape[1]:
+            raise ValueError(f"Y must have {X.shape[1]} columns like X, got shape {Y.shape}")
         if scores_Y is None:
             raise ValueError("scores_Y is required when Y is given")
-        sY = as_array(scores_Y, "scores_Y", shape=Y.shape)
-    check_positive(lengthscale, "lengthscale")
+        sY = as_array(scores_Y, "scores_Y", shape=Y.shape, finite=True)
+    lengthscale = check_positive(lengthscale, "lengthscale")
     ell2 = jnp.asarray(lengthscale, dtype=X.dtype) ** 2
     d = X.shape[1]
     r2 = sqdist(X, Y) if Y is not X else sqdist(X)
@@ -212,22 +173,25 @@ def stein_gram(
     return k * (d / ell2 - r2 / ell2**2 + cross / ell2 + sX @ sY.T)
 
 
-@cites("liu2016ksd")
+@cites(LIU)
 def ksd(X: Float[Array, "n d"], w: Float[Array, " n"] | None, scores: Float[Array, "n d"], *, lengthscale):
     """Weighted kernel Stein discrepancy ``sqrt(max(wᵀ K_π w, 0))`` with the Gaussian base kernel."""
-    X = as_array(X, "X", ndim=2)
+    X = as_points(X, "X")
+    scores = as_array(scores, "scores", shape=X.shape, finite=True)
     w = _weights(w, X.shape[0], "w", X.dtype)
     q = w @ stein_gram(X, scores, lengthscale=lengthscale) @ w
     return safe_sqrt(q)
 
 
-@cites("szekely2013energy")
+@cites(SZEKELY)
 def energy_distance(
     X: Float[Array, "n d"], wx: Float[Array, " n"] | None, Y: Float[Array, "m d"], wy: Float[Array, " m"] | None
 ) -> Float[Array, ""]:
     """Weighted energy distance ``2 E||X-Y|| - E||X-X'|| - E||Y-Y'||`` (V-statistic, not its square root)."""
-    X = as_array(X, "X", ndim=2)
-    Y = as_array(Y, "Y", ndim=2, shape=(None, X.shape[1]))
+    X = as_points(X, "X")
+    Y = as_points(Y, "Y")
+    if Y.shape[1] != X.shape[1]:
+        raise ValueError(f"Y must have {X.shape[1]} columns like X, got shape {Y.shape}")
     dtype = jnp.result_type(X, Y)
     wx = _weights(wx, X.shape[0], "wx", dtype)
     wy = _weights(wy, Y.shape[0], "wy", dtype)
@@ -249,7 +213,7 @@ def weighted_moments(X: Float[Array, "n d"], w: Float[Array, " n"] | None = None
     return m, C
 
 
-@cites("forstner2003metric")
+@cites(FORSTNER)
 def foerstner_distance(C: Float[Array, "d d"], C_ref: Float[Array, "d d"]) -> Float[Array, ""]:
     """Förstner distance ``sqrt(Σ_i log² λ_i)``, ``λ`` the eigenvalues of ``C_ref^{-1/2} C C_ref^{-1/2}``.
 

@@ -1,11 +1,14 @@
+import importlib.util
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from jaxlab import cli
-from jaxlab.core import claims as C
+from jaxlab.core import algorithms
+from jaxlab.core import verification as C
 from jaxlab.core.citations import cite, cites, papers_of, register_paper
 
 
@@ -33,7 +36,13 @@ def test_run_claims_reports_failures_and_exceptions():
 
 def test_areas_are_discovered_from_file_names():
     areas = C.discover_areas()
-    assert areas["core"] == "jaxlab.core.claims_core"
+    assert areas["core"] == "jaxlab.core.claims"
+    # every area is a package named after it, holding claims.py and papers.py
+    for area, module in areas.items():
+        assert module.rsplit(".", 2)[-2:] == [area, "claims"], module
+        pkg = importlib.util.find_spec(module.rsplit(".", 1)[0])
+        assert pkg is not None and pkg.submodule_search_locations, f"{area} is not a package"
+        assert (Path(pkg.origin).parent / "papers.py").is_file(), f"{area} has no papers.py"
     with pytest.raises(KeyError, match="unknown area"):
         C.load_area("no_such_area")
 
@@ -45,6 +54,13 @@ def test_list_and_cite_commands(capsys):
     assert "A Kernel Two-Sample Test" in capsys.readouterr().out
     assert cli.main(["cite", "no_such_function_anywhere"]) == 2
     assert cli.main(["verify", "no_such_area"]) == 2
+
+
+def test_list_algorithms(capsys):
+    assert cli.main(["list", "--algorithms"]) == 0
+    out = capsys.readouterr().out
+    for name, spec in algorithms().items():
+        assert name in out and spec.factory.__qualname__ in out
 
 
 def test_citation_registry():
@@ -63,7 +79,7 @@ def test_verify_json_and_exit_code(tmp_path, monkeypatch):
     def passes():
         return C.ClaimResult.at_most(0.0, 1.0)
 
-    monkeypatch.setattr(C, "discover_areas", lambda: {"_cli": "jaxlab.core.claims"})
+    monkeypatch.setattr(C, "discover_areas", lambda: {"_cli": "jaxlab.core.verification"})
     path = tmp_path / "out.json"
     assert cli.main(["verify", "_cli", "--json", str(path)]) == 0
     rows = json.loads(path.read_text())

@@ -1,5 +1,6 @@
 """Kernels and discrepancies against numpy/scipy on the same inputs (float64)."""
 
+import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -149,3 +150,73 @@ def test_bad_inputs_raise_clear_errors():
         K.pairwise_distance_quantile(X, 1.5)
     with pytest.raises(ValueError, match="at least 2 rows"):
         K.pairwise_distance_quantile(X[:1], 0.5)
+
+
+def _with(a, i, value):
+    a = np.array(a)
+    a.flat[i] = value
+    return jnp.asarray(a)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_inputs_raise_eagerly_and_under_jit(bad):
+    from jaxlab_testing import raises_eager_and_jit
+
+    Xb, Yb = _with(X, 4, bad), _with(Y, 0, bad)
+    raises_eager_and_jit(lambda A: K.gram(A, lengthscale=1.0), Xb, match="X must be finite")
+    raises_eager_and_jit(lambda A, B: K.gram(A, B, lengthscale=1.0), X, Yb, match="Y must be finite")
+    raises_eager_and_jit(lambda A: K.distance_matrix(A), Xb, match="X must be finite")
+    raises_eager_and_jit(lambda A: K.sqdist(A), Xb, match="X must be finite")
+    raises_eager_and_jit(lambda A: K.pairwise_distance_quantile(A, 0.5), Xb, match="X must be finite")
+    raises_eager_and_jit(lambda A, B: K.mmd2(A, None, B, None, lengthscale=1.0), Xb, Y, match="X must be finite")
+    raises_eager_and_jit(lambda A, B: K.mmd2(A, None, B, None, lengthscale=1.0), X, Yb, match="Y must be finite")
+    raises_eager_and_jit(lambda w: K.mmd2(X, w, Y, None, lengthscale=1.0), _with(WX, 3, bad), match="wx must be finite")
+    raises_eager_and_jit(lambda A, B: K.energy_distance(A, None, B, None), Xb, Y, match="X must be finite")
+    raises_eager_and_jit(lambda w: K.energy_distance(X, None, Y, w), _with(np.ones(len(Y)) / len(Y), 1, bad),
+                         match="wy must be finite")
+    raises_eager_and_jit(lambda S: K.ksd(X, None, S, lengthscale=1.0), _with(X, 2, bad),
+                         match="scores must be finite")
+    raises_eager_and_jit(lambda A: K.ksd(A, None, X, lengthscale=1.0), Xb, match="X must be finite")
+
+
+def test_values_are_checked_under_jit_not_just_eagerly():
+    from jaxlab_testing import raises_eager_and_jit
+
+    raises_eager_and_jit(lambda ell: K.gram(X, lengthscale=ell), -1.0, match="lengthscale must be > 0")
+    raises_eager_and_jit(lambda ell: K.mmd2(X, None, Y, None, lengthscale=ell), jnp.nan, match="lengthscale")
+    raises_eager_and_jit(lambda q: K.pairwise_distance_quantile(X, q), 1.5, match="q must lie in")
+    # and a valid traced value still computes the same number
+    np.testing.assert_allclose(jax.jit(lambda ell: K.gram(X, lengthscale=ell))(0.7), K.gram(X, lengthscale=0.7),
+                               rtol=1e-14)
+
+
+def test_an_empty_sample_is_rejected_at_trace_time():
+    empty = jnp.zeros((0, 3))
+    for fn in (lambda A: K.mmd2(A, None, Y, None, lengthscale=1.0), lambda A: K.gram(A, lengthscale=1.0),
+               lambda A: K.energy_distance(A, None, Y, None), lambda A: K.ksd(A, None, A, lengthscale=1.0)):
+        with pytest.raises(ValueError, match="X must hold at least one point"):
+            fn(empty)
+        with pytest.raises(ValueError, match="X must hold at least one point"):
+            jax.jit(fn)(empty)
+
+
+class KernelsWithAndWithoutJit(chex.TestCase):
+    """The kernels give the same numbers eagerly and under ``jit`` (chex variants)."""
+
+    @chex.variants(with_jit=True, without_jit=True)
+    def test_mmd2_energy_and_gram(self):
+        f = self.variant(lambda A, B, w: (K.mmd2(A, w, B, None, lengthscale=ELL), K.energy_distance(A, w, B, None),
+                                          K.gram(A, lengthscale=ELL)))
+        mmd, energy, gram = f(X, Y, WX)
+        k = lambda A, B: np.exp(-cdist(A, B, "sqeuclidean") / (2 * ELL**2))  # noqa: E731
+        wy = np.full(len(Y), 1 / len(Y))
+        np.testing.assert_allclose(mmd, WX @ k(X, X) @ WX - 2 * WX @ k(X, Y) @ wy + wy @ k(Y, Y) @ wy, rtol=1e-12)
+        d = lambda A, B: cdist(A, B)  # noqa: E731
+        np.testing.assert_allclose(energy, 2 * WX @ d(X, Y) @ wy - WX @ d(X, X) @ WX - wy @ d(Y, Y) @ wy, rtol=1e-12)
+        np.testing.assert_allclose(gram, k(X, X), rtol=1e-13)
+
+    @chex.variants(with_jit=True, without_jit=True)
+    def test_a_negative_lengthscale_raises(self):
+        f = self.variant(lambda ell: K.gram(X, lengthscale=ell))
+        with self.assertRaisesRegex(Exception, "lengthscale must be > 0"):
+            jax.block_until_ready(f(-1.0))

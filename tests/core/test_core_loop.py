@@ -1,6 +1,7 @@
 import contextlib
 import io
 
+import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -67,3 +68,25 @@ def test_bad_arguments():
         run(ar1_step, jnp.ones(2), jax.random.key(0), -1)
     with pytest.raises(TypeError, match="num_steps must be a Python int"):
         run(ar1_step, jnp.ones(2), jax.random.key(0), 2.0)
+
+
+class RunWithAndWithoutJit(chex.TestCase):
+    """The driver gives the Python loop's numbers eagerly and under ``jit``, key-driven and data-driven."""
+
+    @chex.variants(with_jit=True, without_jit=True)
+    def test_key_driven(self):
+        f = self.variant(lambda key, x: run(ar1_step, x, key, 6))
+        key, x0 = jax.random.key(5), jnp.ones(2)
+        final, trace = f(key, x0)
+        ref_final, _, ref_infos = python_loop(key, x0, 6)
+        np.testing.assert_allclose(final, ref_final, rtol=1e-14)
+        np.testing.assert_allclose(trace.infos, ref_infos, rtol=1e-14)
+
+    @chex.variants(with_jit=True, without_jit=True)
+    def test_data_driven(self):
+        # running mean of a stream: x_t enters as data, no key
+        step = lambda key, s, x: ((s[0] + (x - s[0]) / (s[1] + 1), s[1] + 1), s[0])  # noqa: E731
+        xs = jnp.array([2.0, 4.0, 9.0, 1.0])
+        (mean, count), _ = self.variant(lambda xs: run(step, (jnp.zeros(()), jnp.zeros(())), None, xs=xs))(xs)
+        np.testing.assert_allclose(mean, 4.0, rtol=1e-15)
+        assert float(count) == 4.0

@@ -78,15 +78,57 @@ def test_quadrature_rule_checks():
         v.check_quadrature(jnp.zeros((3, 2)), jnp.full(3, 0.3), 2)
 
 
-def test_value_checks_are_skipped_on_tracers_and_error_if_survives_jit():
+def test_error_if_survives_jit():
     @jax.jit
     def f(x):
-        v.check_positive(x, "x")  # tracer: skipped at trace time
         return v.error_if(x, x < 0, "x must be >= 0")
 
     assert float(f(2.0)) == 2.0
     with pytest.raises(Exception, match="x must be >= 0"):
         f(-1.0).block_until_ready()
+
+
+@pytest.mark.parametrize(
+    ("check", "good", "bad", "match"),
+    [
+        (lambda x: v.check_positive(x, "ell"), 2.0, -1.0, "ell must be > 0"),
+        (lambda x: v.check_positive(x, "ell", strict=False), 0.0, jnp.nan, "ell must be >= 0"),
+        (lambda x: v.check_finite(x, "X"), jnp.ones(3), jnp.array([1.0, jnp.inf, 0.0]), "X must be finite"),
+        (lambda x: v.check_in_range(x, "t", 0.0, 1.0, hi_open=True), jnp.array([0.0, 0.5]), jnp.array([0.5, 1.0]),
+         r"t must lie in \[0.0, 1.0\)"),
+        (lambda x: v.check_simplex(x, "w"), jnp.array([0.25, 0.75]), jnp.array([0.5, 0.6]), "w must"),
+        (lambda x: v.check_symmetric(x, "A"), jnp.eye(2), jnp.array([[1.0, 2.0], [0.0, 1.0]]), "A must be symmetric"),
+        (lambda x: v.check_psd(x, "C", strict=True), jnp.eye(2), -jnp.eye(2), "C must be positive definite"),
+        (lambda x: v.as_array(x, "Y", finite=True), jnp.zeros(2), jnp.array([jnp.nan, 0.0]), "Y must be finite"),
+        (lambda x: v.value_check(x, lambda a: a > 3, "z must be <= 3"), jnp.ones(2), jnp.full(2, 4.0),
+         "z must be <= 3"),
+    ],
+)
+def test_value_checks_return_their_input_and_hold_eagerly_under_jit_and_vmap(check, good, bad, match):
+    np.testing.assert_array_equal(check(good), good)
+    np.testing.assert_array_equal(jax.jit(check)(good), good)
+    with pytest.raises(ValueError, match=match):
+        check(bad)
+    with pytest.raises(Exception, match=match):
+        jax.block_until_ready(jax.jit(check)(bad))
+    batch = jnp.stack([jnp.asarray(good), jnp.asarray(bad)])
+    with pytest.raises(Exception, match=match):
+        jax.block_until_ready(jax.jit(jax.vmap(check))(batch))
+
+
+def test_a_traced_check_inside_scan_fires_at_the_bad_step():
+    def body(c, x):
+        return c + v.check_positive(x, "increment"), None
+
+    xs = jnp.array([1.0, 2.0, -3.0])
+    assert float(jax.lax.scan(body, 0.0, xs[:2])[0]) == 3.0
+    with pytest.raises(Exception, match="increment must be > 0"):
+        jax.block_until_ready(jax.lax.scan(body, 0.0, xs)[0])
+
+
+def test_scalar_checks_reject_arrays_at_trace_time():
+    with pytest.raises(ValueError, match="ell must be a scalar"):
+        jax.jit(lambda x: v.check_positive(x, "ell"))(jnp.ones(2))
 
 
 def test_value_checks_on_concrete_closures_work_inside_jit():
