@@ -27,7 +27,7 @@ from blackjax.mcmc.diffusions import DiffusionState, overdamped_langevin
 
 from jaxlab.core.bench import calibration_gflops, emit, time_fn
 from jaxlab.sampling import annealed_langevin as al
-from jaxlab.sampling.langevin_models import gaussian_toy, gaussian_toy_scores
+from jaxlab.sampling.langevin.models import gaussian_toy, gaussian_toy_scores
 
 AREA = "langevin"
 

@@ -26,8 +26,9 @@ import optax
 
 from jaxlab.core.bench import calibration_gflops, emit, time_fn, time_interleaved
 from jaxlab.core.quadrature import gauss_hermite
-from jaxlab.sampling import benchmarks as B
 from jaxlab.sampling import msip as M
+from jaxlab.sampling.msip import benchmarks as B
+from jaxlab.sampling.msip.iteration import _solve_map
 
 AREA = "msip"
 TINY32 = np.float32(np.finfo(np.float32).tiny)
@@ -72,7 +73,7 @@ def step_cases(calib, ftz):
     Y0 = jax.random.normal(jax.random.key(0), (n, d), dtype=jnp.float32)
     est = M.fredholm_estimator(target.log_density, gamma=0.9)
     state = M.msip_init(Y0, est, lengthscale=sigma, key=jax.random.key(1))
-    step = jax.jit(partial(M.msip_step, estimator=est, lr=0.1))
+    step = jax.jit(partial(M.msip_step, estimator=est, step_size=0.1))
     ours = time_fn(step, jax.random.key(2), state, repeats=7)
 
     lp_np, grad_np = funnel_numpy(d)
@@ -101,7 +102,7 @@ def step_cases(calib, ftz):
     # The Gram/solve part alone: Gram (2N²d), Cholesky factorisation (N³/3), two triangular solves with d + 1
     # columns.
     log_v0, r = est(None, Y0, jnp.float32(sigma))
-    solve = jax.jit(M._solve_map)
+    solve = jax.jit(_solve_map)
     t = time_fn(solve, Y0, log_v0, r, jnp.float32(sigma), jnp.float32(1e-7), repeats=7)
     flops = 2 * n * n * d + n**3 / 3 + 2 * 2 * n * n * (d + 1)
     emit(AREA, "gram_cholesky_solve_N1000_d10_f32", ours_s=t["median_s"], peer="calibration matmul (numpy)",
@@ -118,7 +119,8 @@ def quality_cases(calib, ftz):
     for n in (40, 160):
         Y0 = 2.0 * jax.random.normal(jax.random.key(n), (n, 2), dtype=jnp.float32)
         # float32 Cholesky needs more than the float64 default jitter 1e-7 once N is large (NaN at N = 160)
-        ours_fn = jax.jit(lambda k, Y: M.msip(k, Y, est, n_steps=n_steps, lr=0.5, lengthscale=0.5, jitter=1e-4)[0])
+        ours_fn = jax.jit(lambda k, Y: M.msip(k, Y, est, num_steps=n_steps, step_size=0.5, lengthscale=0.5,
+                                              jitter=1e-4)[0])
         ours = time_fn(ours_fn, jax.random.key(1), Y0, repeats=3)
         st = ours_fn(jax.random.key(1), Y0)
         svgd = blackjax.svgd(score, optax.sgd(0.3))

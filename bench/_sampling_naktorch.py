@@ -86,8 +86,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.core.bench import calibration_gflops, emit, time_interleaved
-from jaxlab.sampling import benchmarks as B
 from jaxlab.sampling import msip as M
+from jaxlab.sampling.msip import benchmarks as B
+from jaxlab.sampling.msip.iteration import _spd_solve
 
 jax.config.update("jax_enable_x64", True)
 
@@ -206,7 +207,7 @@ def agree_case(calib, name, Y0, n_steps=50):
     Y0_t = torch.as_tensor(np.asarray(Y0))
 
     def ours():
-        return M.msip(jax.random.key(1), Y0, est, n_steps=n_steps, lr=LR, lengthscale=sigma, jitter=JITTER,
+        return M.msip(jax.random.key(1), Y0, est, num_steps=n_steps, step_size=LR, lengthscale=sigma, jitter=JITTER,
                       return_trajectory=True)
 
     def theirs():
@@ -225,7 +226,7 @@ def agree_case(calib, name, Y0, n_steps=50):
     Yf = np.asarray(final.particles)
     dist = np.where(np.eye(n, dtype=bool), np.inf, np.sqrt(((P[:, :, None] - P[:, None]) ** 2).sum(-1)))
     # sensitivity of our own run to a 1e-12 relative perturbation of the initial particles
-    Yp = np.asarray(M.msip(jax.random.key(1), Y0 * (1 + 1e-12), est, n_steps=n_steps, lr=LR, lengthscale=sigma,
+    Yp = np.asarray(M.msip(jax.random.key(1), Y0 * (1 + 1e-12), est, num_steps=n_steps, step_size=LR, lengthscale=sigma,
                            jitter=JITTER)[0].particles)
 
     # one step against the long-double reference; ours also with a direct-difference Gram matrix
@@ -235,7 +236,7 @@ def agree_case(calib, name, Y0, n_steps=50):
                      jnp.float64)
     lv, r = est(None, Y0, jnp.float64(sigma))
     v = jnp.exp(lv - lv.max())
-    sol = M._spd_solve(Kd + JITTER * jnp.eye(n), jnp.concatenate([v[:, None] * (Y0 + r), v[:, None]], 1))
+    sol = _spd_solve(Kd + JITTER * jnp.eye(n), jnp.concatenate([v[:, None] * (Y0 + r), v[:, None]], 1))
     Y1_direct = (1 - LR) * Y0 + LR * sol[:, :-1] / sol[:, -1:]
     q = {
         "max_abs_diff_nodes": float(dn[-1]), "max_abs_diff_weights": float(dw[-1]),
@@ -360,7 +361,7 @@ def step_cases(calib):
             Y0 = Y0_64.astype(dtype)
             Y0_t = torch.as_tensor(np.asarray(Y0))
             state = M.msip_init(Y0, est, lengthscale=sigma, key=jax.random.key(1), jitter=JITTER)
-            ours = jax.jit(partial(M.msip_step, estimator=est, lr=LR, jitter=JITTER))
+            ours = jax.jit(partial(M.msip_step, estimator=est, step_size=LR, jitter=JITTER))
             eager = their_step_fns(d, n, sigma, False)
             calls = {"ours": (ours, (jax.random.key(2), state)),
                      "eager_ftz_off": (with_ftz(eager, False), (Y0_t,)),

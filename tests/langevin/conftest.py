@@ -3,7 +3,7 @@
 import jax
 import pytest
 
-from jaxlab.sampling.langevin_models import gaussian_toy
+from jaxlab.sampling.langevin.models import gaussian_toy
 
 
 @pytest.fixture(scope="session")

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from jaxlab.sampling import annealed_langevin as al
-from jaxlab.sampling.langevin_dsm import ScoreNet, dsm_loss, train_score_net
-from jaxlab.sampling.langevin_models import gaussian_toy, gaussian_toy_scores
+from jaxlab.sampling.langevin.dsm import ScoreNet, dsm_loss, train_score_net
+from jaxlab.sampling.langevin.models import gaussian_toy, gaussian_toy_scores
 
 
 @pytest.mark.slow

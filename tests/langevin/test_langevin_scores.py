@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from jaxlab.sampling import annealed_langevin as al
-from jaxlab.sampling.langevin_models import gaussian_toy_scores
+from jaxlab.sampling.langevin.models import gaussian_toy_scores
 
 
 def _random_problem(seed, d, n):

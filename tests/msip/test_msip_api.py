@@ -8,6 +8,7 @@ import pytest
 
 from jaxlab.core.quadrature import gauss_hermite
 from jaxlab.sampling import msip as M
+from jaxlab.sampling.msip.estimators import _spherical_radial_rule
 
 RNG = np.random.default_rng(0)
 Y = RNG.normal(size=(7, 2))
@@ -79,7 +80,7 @@ def test_gaussian_estimator_matches_closed_form():
 
 def test_spherical_radial_rule_integrates_radial_moments_exactly():
     d = 3
-    z, log_w = M._spherical_radial_rule(jax.random.key(0), 4, 3, d, (1,), jnp.float64)
+    z, log_w = _spherical_radial_rule(jax.random.key(0), 4, 3, d, (1,), jnp.float64)
     w = np.exp(np.asarray(log_w))
     r2 = (np.asarray(z[0]) ** 2).sum(-1)
     assert w.sum() == pytest.approx(1.0, abs=1e-14)
@@ -91,20 +92,22 @@ def test_spherical_radial_rule_integrates_radial_moments_exactly():
 def test_msip_vmaps_over_keys_and_step_sizes():
     Y0 = jnp.asarray(RNG.normal(size=(6, 2)))
     keys = jax.random.split(jax.random.key(3), 2)
-    lrs = jnp.array([0.2, 0.6])
-    batch = jax.vmap(lambda k, lr: M.msip(k, Y0, FRED, n_steps=5, lr=lr, lengthscale=0.7)[0].particles)(keys, lrs)
-    one = M.msip(keys[1], Y0, FRED, n_steps=5, lr=lrs[1], lengthscale=0.7)[0].particles
+    hs = jnp.array([0.2, 0.6])
+    batch = jax.vmap(lambda k, h: M.msip(k, Y0, FRED, num_steps=5, step_size=h, lengthscale=0.7)[0].particles)(keys, hs)
+    one = M.msip(keys[1], Y0, FRED, num_steps=5, step_size=hs[1], lengthscale=0.7)[0].particles
     np.testing.assert_allclose(batch[1], one, rtol=1e-12, atol=1e-12)
     assert not np.allclose(batch[0], batch[1])
 
 
 def test_quantile_bandwidth_rule_and_bounds():
     Y0 = jnp.asarray(RNG.normal(size=(6, 2)))
-    _, trace = M.msip(jax.random.key(0), Y0, FRED, n_steps=5, lr=0.5, lengthscale_rule=0.3, bounds=(-0.4, 0.4),
-                      return_trajectory=True)
+    # 4 steps: at the 5th, the clamp has put every particle on two corners, the 0.3-quantile bandwidth is 0 and
+    # the Gram matrix raises (it used to turn into NaN silently)
+    _, trace = M.msip(jax.random.key(0), Y0, FRED, num_steps=4, step_size=0.5, lengthscale_rule=0.3,
+                      bounds=(-0.4, 0.4), return_trajectory=True)
     P = np.asarray(trace.states.particles)
     assert P.min() >= -0.4 and P.max() <= 0.4
-    for t in range(5):
+    for t in range(4):
         iu = np.triu_indices(6, 1)
         dist = np.sqrt(((P[t][:, None] - P[t][None]) ** 2).sum(-1))[iu]
         assert float(trace.infos.lengthscale[t]) == pytest.approx(np.quantile(dist, 0.3), rel=1e-10)
@@ -115,7 +118,7 @@ def test_mean_shift_vmaps_over_starting_points_and_finds_modes():
         RNG.normal(size=(40, 1)))
     est = M.empirical_estimator(X)
     starts = jnp.array([[-1.0], [2.0]])
-    ys, _ = jax.vmap(lambda y: M.mean_shift(jax.random.key(0), y, est, n_steps=50, lengthscale=0.5))(starts)
+    ys, _ = jax.vmap(lambda y: M.mean_shift(jax.random.key(0), y, est, num_steps=50, lengthscale=0.5))(starts)
     np.testing.assert_allclose(ys[:, 0], [X[:20, 0].mean(), X[20:, 0].mean()], atol=1e-3)
 
 
@@ -166,7 +169,7 @@ def test_checks_report_the_failing_particle():
     est = M.fredholm_estimator(lp_cut, gamma=1.0)
     Y0 = jnp.array([[-3.0], [0.5]])
     with pytest.raises(Exception, match="particle 1 after step 1"):
-        M.msip(jax.random.key(0), Y0, est, n_steps=2, lr=1.0, lengthscale=0.5, checks=True)
+        M.msip(jax.random.key(0), Y0, est, num_steps=2, step_size=1.0, lengthscale=0.5, checks=True)
 
 
 # ------------------------------------------------------------------------------------------- bad inputs (A.8)
@@ -184,16 +187,16 @@ GOOD = jnp.asarray(RNG.normal(size=(4, 2)))
         (GOOD, {"lengthscale": 0.0}, ValueError, "lengthscale must be > 0"),
         (GOOD, {"lengthscale": jnp.inf}, ValueError, "lengthscale must be > 0 and finite"),
         (GOOD, {"lengthscale_rule": 1.5}, ValueError, r"lengthscale_rule must lie in \[0.0, 1.0\]"),
-        (GOOD, {"lr": 0.0}, ValueError, r"lr must lie in \(0.0, 1.0\]"),
-        (GOOD, {"lr": 1.5}, ValueError, r"lr must lie in \(0.0, 1.0\]"),
+        (GOOD, {"step_size": 0.0}, ValueError, r"step_size must lie in \(0.0, 1.0\]"),
+        (GOOD, {"step_size": 1.5}, ValueError, r"step_size must lie in \(0.0, 1.0\]"),
         (GOOD, {"jitter": -1e-3}, ValueError, "jitter must be >= 0"),
-        (GOOD, {"n_steps": -1}, ValueError, "n_steps must be >= 0"),
+        (GOOD, {"num_steps": -1}, ValueError, "num_steps must be >= 0"),
         (GOOD, {"bounds": (1.0, -1.0)}, ValueError, "lo < hi"),
         (GOOD.at[2].set(GOOD[0]), {"jitter": 0.0}, ValueError, "particles 0 and 2 coincide"),
     ],
 )
 def test_msip_rejects_bad_inputs(Y0, kwargs, exc, match):
-    kw = {"n_steps": 3, **kwargs}
+    kw = {"num_steps": 3, **kwargs}
     with pytest.raises(exc, match=match):
         M.msip(jax.random.key(0), Y0, FRED, **kw)
 
@@ -217,13 +220,13 @@ def test_estimator_factories_reject_bad_arguments():
 def test_shape_mismatches_raise_at_trace_time():
     est3 = M.gradient_free_estimator(lp, quadrature=gauss_hermite(3, 3))
     with pytest.raises(ValueError, match=r"quadrature nodes must have shape \(Q, 2\)"):
-        M.msip(jax.random.key(0), GOOD, est3, n_steps=1)
+        M.msip(jax.random.key(0), GOOD, est3, num_steps=1)
     with pytest.raises(ValueError, match="log_density must return a scalar per point"):
-        M.msip(jax.random.key(0), GOOD, M.fredholm_estimator(lambda x: x), n_steps=1)
+        M.msip(jax.random.key(0), GOOD, M.fredholm_estimator(lambda x: x), num_steps=1)
     with pytest.raises(ValueError, match="grad_log_density must return shape"):
-        M.msip(jax.random.key(0), GOOD, M.fredholm_estimator(lp, grad_log_density=lambda x: x[:1]), n_steps=1)
+        M.msip(jax.random.key(0), GOOD, M.fredholm_estimator(lp, grad_log_density=lambda x: x[:1]), num_steps=1)
     with pytest.raises(ValueError, match="particles must have 3 columns like data"):
-        M.msip(jax.random.key(0), GOOD, M.empirical_estimator(jnp.ones((5, 3))), n_steps=1)
+        M.msip(jax.random.key(0), GOOD, M.empirical_estimator(jnp.ones((5, 3))), num_steps=1)
 
 
 def test_non_finite_log_density_at_initial_particle_raises():

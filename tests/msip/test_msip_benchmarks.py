@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from jaxlab.kernels import energy_distance, ksd, mmd2
-from jaxlab.sampling import benchmarks as B
+from jaxlab.sampling.msip import benchmarks as B
 
 
 @pytest.mark.parametrize("target", [B.gmm(), B.funnel(3), B.gaussian_linear_inverse_problem()],

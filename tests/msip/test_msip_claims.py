@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from jaxlab.sampling import claims_msip as C
+from jaxlab.sampling.msip import claims as C
 
 
 def test_mean_shift_contracts_at_rate_s2_over_s2_plus_sigma2():

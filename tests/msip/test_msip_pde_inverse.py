@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlab.sampling import pde_inverse as P
+from jaxlab.sampling.msip import pde_inverse as P
 
 
 def _manufactured_error(m: int) -> float:
@@ -74,7 +74,7 @@ def test_msip_runs_on_the_pde_target_and_raises_the_log_density():
     lp = prob.target.log_density
     Y0 = prob.log_theta_true + 0.5 * jax.random.normal(jax.random.key(2), (12, 64))
     est = M.fredholm_estimator(lp, gamma=0.9)
-    state, _ = M.msip(jax.random.key(3), Y0, est, n_steps=5, lr=0.1, lengthscale=0.3, jitter=1e-6)
+    state, _ = M.msip(jax.random.key(3), Y0, est, num_steps=5, step_size=0.1, lengthscale=0.3, jitter=1e-6)
     before = float(jnp.mean(jax.vmap(lp)(Y0)))
     after = float(state.weights @ jax.vmap(lp)(state.particles))
     assert np.all(np.isfinite(np.asarray(state.particles)))

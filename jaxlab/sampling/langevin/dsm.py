@@ -3,7 +3,7 @@ r"""A trained score for compositional SBI: an equinox network fitted by denoisin
 The whole pipeline of Geffner et al. (arXiv:2209.14249) and Linhart et al. (arXiv:2404.07593), as analysed by
 Touron et al. (arXiv:2605.21253): simulate pairs ``(θ_0, x) ~ λ(θ) p(x | θ)`` one observation at a time,
 fit ``s(θ, x, t) ≈ ∇log p_t(θ | x)`` by denoising score matching, then compose it over n observations
-(:func:`jaxlab.sampling.annealed_langevin.make_composite_score`) and sample the tall posterior with annealed
+(:func:`jaxlab.sampling.langevin.scores.make_composite_score`) and sample the tall posterior with annealed
 Langevin.
 
 Denoising score matching (VP diffusion, noise prediction): with ``θ_t = sqrt(α_t) θ_0 + sqrt(1-α_t) ε``,
@@ -11,13 +11,13 @@ Denoising score matching (VP diffusion, noise prediction): with ``θ_t = sqrt(α
     L(φ) = E_{t ~ U[t_min, 1], (θ_0, x), ε} || ε̂_φ(θ_t, x, t) - ε ||²,     s_φ(θ, x, t) = -ε̂_φ(θ, x, t) / sqrt(1-α_t),
 
 whose minimiser gives the score of ``p_t(θ | x)`` (Vincent 2011). The network is a small MLP on
-``(θ, x, embedding(t))``; training uses optax's Adam, driven by :func:`jaxlab.core.run`.
+``(θ, x, embedding(t))``; training is the one trainer step of :mod:`jaxlab.core.train` (optax's Adam), driven by
+:func:`jaxlab.core.run`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
 
 import equinox as eqx
 import jax
@@ -27,10 +27,11 @@ from jaxtyping import Array, Float
 
 from jaxlab.core.citations import cites
 from jaxlab.core.loop import run
+from jaxlab.core.train import make_train_step, train_init
 from jaxlab.core.validation import check_int, check_positive
-from jaxlab.sampling.langevin_papers import GEFFNER, LINHART, TOURON
+from jaxlab.sampling.langevin.papers import GEFFNER, LINHART, TOURON
 
-__all__ = ["ScoreNet", "TrainState", "dsm_loss", "train_score_net"]
+__all__ = ["ScoreNet", "dsm_loss", "train_score_net"]
 
 
 class ScoreNet(eqx.Module):
@@ -72,13 +73,6 @@ def dsm_loss(net: Callable, key, theta0: Float[Array, "B d"], x: Float[Array, "B
     return jnp.mean(jnp.sum((pred - eps) ** 2, -1))
 
 
-class TrainState(NamedTuple):
-    """Trainable parameters (the array leaves of the network) and the optax state."""
-
-    params: ScoreNet
-    opt_state: optax.OptState
-
-
 @cites(TOURON, LINHART)
 def train_score_net(
     key, simulate: Callable, net: ScoreNet, *, num_steps: int = 2000, batch_size: int = 256,
@@ -97,19 +91,19 @@ def train_score_net(
     """
     num_steps = check_int(num_steps, "num_steps", min_value=1)
     batch_size = check_int(batch_size, "batch_size", min_value=1)
-    check_positive(learning_rate, "learning_rate")
+    learning_rate = check_positive(learning_rate, "learning_rate")
     opt = optax.adam(optax.cosine_decay_schedule(learning_rate, num_steps, 0.05))
     params, static = eqx.partition(net, eqx.is_inexact_array)
 
     def loss_fn(p, k, th, x):
         return dsm_loss(eqx.combine(p, static), k, th, x, t_min=t_min)
 
+    train_step = make_train_step(loss_fn, opt)
+
     def step(k, state):
         k_sim, k_loss = jax.random.split(k)
         th, x = simulate(k_sim, batch_size)
-        loss, g = jax.value_and_grad(loss_fn)(state.params, k_loss, th, x)
-        updates, opt_state = opt.update(g, state.opt_state, state.params)
-        return TrainState(optax.apply_updates(state.params, updates), opt_state), loss
+        return train_step(state, k_loss, th, x)
 
-    final, trace = run(step, TrainState(params, opt.init(params)), key, num_steps)
-    return eqx.combine(final.params, static), trace.infos
+    final, trace = run(step, train_init(params, opt), key, num_steps)
+    return eqx.combine(final.params, static), trace.infos.loss

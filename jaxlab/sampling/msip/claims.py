@@ -1,4 +1,4 @@
-"""Claims of MSIP (``specs/sampling.md`` A.4), checked in float64.
+"""Claims of MSIP (Belhadji, Sharp, Marzouk, arXiv:2605.14142 and arXiv:2502.10600), checked in float64.
 
 Each ``measure_*`` function computes one figure; the tests (``tests/msip``) assert on the same functions and
 the registered claims compare them with what the paper's derivation predicts.
@@ -13,20 +13,21 @@ import jax.numpy as jnp
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from jaxlab.core.claims import ClaimResult, claim
+from jaxlab.core import ClaimResult, claim
 from jaxlab.core.quadrature import gauss_hermite
-from jaxlab.sampling import benchmarks as B
 from jaxlab.sampling import msip as M
+from jaxlab.sampling.msip import benchmarks as B
+from jaxlab.sampling.msip.papers import MSIP
 
 TITLE = "MSIP: mean shift interacting particles for MMD-optimal quadrature of unnormalized densities"
-MODULES = ("jaxlab.sampling.msip", "jaxlab.sampling.benchmarks")
+MODULES = ("jaxlab.sampling.msip.iteration", "jaxlab.sampling.msip.estimators", "jaxlab.sampling.msip.benchmarks")
 
-PAPER = "belhadji2026msip"
+PAPER = MSIP
 GMM_MEANS = np.array([[-4.0, 0.0], [4.0, 0.0], [0.0, 4.0]])
 
 
 def _gaussian_v0_v1(m: float, s: float):
-    """Closed forms of A.4-2 for ``π = N(m, s²)`` in 1-D: ``v0(y)``, ``v1(y)`` and ``c_π`` as functions of σ."""
+    """Closed forms for ``π = N(m, s²)`` in 1-D: ``v0(y)``, ``v1(y)`` and ``c_π`` as functions of σ."""
 
     def v0(y, sigma):
         return (sigma / jnp.sqrt(sigma**2 + s**2) * jnp.exp(-((y[0] - m) ** 2) / (2 * (sigma**2 + s**2))))
@@ -40,23 +41,23 @@ def _gaussian_v0_v1(m: float, s: float):
     return v0, v1, c_pi
 
 
-def measure_mean_shift_contraction(m=0.7, s=1.3, sigma=0.5, y0=3.0, n_steps=30):
+def measure_mean_shift_contraction(m=0.7, s=1.3, sigma=0.5, y0=3.0, num_steps=30):
     """Max deviation of the N = 1 mean-shift iterates from ``m + (y0 - m) (s²/(s²+σ²))^t``."""
     est = M.gaussian_estimator(jnp.array([m]), jnp.array([[s**2]]))
-    _, traj = M.mean_shift(jax.random.key(0), jnp.array([y0]), est, n_steps=n_steps, lengthscale=sigma,
+    _, traj = M.mean_shift(jax.random.key(0), jnp.array([y0]), est, num_steps=num_steps, lengthscale=sigma,
                            return_trajectory=True)
     rho = s**2 / (s**2 + sigma**2)
-    expected = m + (y0 - m) * rho ** np.arange(1, n_steps + 1)
+    expected = m + (y0 - m) * rho ** np.arange(1, num_steps + 1)
     return float(np.max(np.abs(np.asarray(traj[:, 0]) - expected)))
 
 
-def measure_fixed_point(n: int, sigma: float = 1.0, n_steps: int = 2000):
+def measure_fixed_point(n: int, sigma: float = 1.0, num_steps: int = 2000):
     """Run exact MSIP (π = N(0, 1), 1-D) with N = 2 or 3; return ``(max |∂F/∂y| by central differences,
     F at the MSIP fixed point, F of the best symmetric configuration {±a} or {±a, 0})``."""
     v0, v1, c_pi = _gaussian_v0_v1(0.0, 1.0)
     est = M.exact_estimator(v0, v1)
     Y0 = jnp.array([[-1.0], [0.8]]) if n == 2 else jnp.array([[-1.0], [0.1], [0.8]])
-    state, _ = M.msip(jax.random.key(0), Y0, est, n_steps=n_steps, lr=0.7, lengthscale=sigma, jitter=0.0)
+    state, _ = M.msip(jax.random.key(0), Y0, est, num_steps=num_steps, step_size=0.7, lengthscale=sigma, jitter=0.0)
     c = c_pi(sigma)
     F = jax.jit(lambda Y: M.reduced_objective(Y, est(None, Y, sigma)[0], c, lengthscale=sigma))
     Y = np.asarray(state.particles)
@@ -85,7 +86,7 @@ ESTIMATORS = {
 }
 
 
-def measure_z_invariance(c: float = 800.0, n: int = 8, n_steps: int = 10, estimators=tuple(ESTIMATORS)):
+def measure_z_invariance(c: float = 800.0, n: int = 8, num_steps: int = 10, estimators=tuple(ESTIMATORS)):
     """Max difference of trajectories and normalized weights between ``log π̃`` and ``log π̃ ± c`` over the
     Fredholm, gradient-free (MC, spherical-radial) and gradient-informed (MC, Gauss-Hermite) estimators.
 
@@ -101,8 +102,8 @@ def measure_z_invariance(c: float = 800.0, n: int = 8, n_steps: int = 10, estima
 
         outs = []
         for name in estimators:
-            st, tr = M.msip(jax.random.key(2), Y0, ESTIMATORS[name](f), n_steps=n_steps, lr=0.3, lengthscale=0.3,
-                            return_trajectory=True)
+            st, tr = M.msip(jax.random.key(2), Y0, ESTIMATORS[name](f), num_steps=num_steps, step_size=0.3,
+                            lengthscale=0.3, return_trajectory=True)
             outs.append((tr.states.particles, st.weights))
         return outs
 
@@ -141,11 +142,11 @@ def measure_mc_slope(qs=(16, 64, 256, 1024, 4096), reps: int = 400, sigma: float
     return float(np.polyfit(np.log(qs), np.log(rms), 1)[0])
 
 
-def measure_fredholm_exactness(s=1.2, sigma=0.6, n_steps=2000):
+def measure_fredholm_exactness(s=1.2, sigma=0.6, num_steps=2000):
     """Max difference between Fredholm-MSIP (γ = 1) on N(0, s²) and exact MSIP on N(0, s² - σ²), plus the
     difference to exact MSIP on N(0, s²) itself (which must be large: the Fredholm bias)."""
     Y0 = jnp.array([[-1.0], [0.1], [0.8]])
-    kw = dict(n_steps=n_steps, lr=0.7, lengthscale=sigma, jitter=0.0)
+    kw = dict(num_steps=num_steps, step_size=0.7, lengthscale=sigma, jitter=0.0)
     fred, _ = M.msip(jax.random.key(0), Y0, M.fredholm_estimator(lambda x: -0.5 * x[0] ** 2 / s**2, gamma=1.0), **kw)
     deconv, _ = M.msip(jax.random.key(0), Y0, M.gaussian_estimator(jnp.zeros(1), jnp.eye(1) * (s**2 - sigma**2)),
                        **kw)
@@ -155,7 +156,7 @@ def measure_fredholm_exactness(s=1.2, sigma=0.6, n_steps=2000):
     return same, float(jnp.max(jnp.abs(fred.particles - plain.particles)))
 
 
-def measure_quality_vs_n(ns=(10, 20, 40, 80), seeds: int = 5, sigma: float = 0.5, n_steps: int = 200):
+def measure_quality_vs_n(ns=(10, 20, 40, 80), seeds: int = 5, sigma: float = 0.5, num_steps: int = 200):
     """Mean weighted MMD² (test ℓ = 1.5, 4000 exact reference samples) of exact MSIP and of N iid samples on
     N(0, I₂); returns ``(MSIP log-log slope, iid slope, iid/MSIP ratio at N = 40)``."""
     ref = B.make_reference(jax.random.normal(jax.random.key(99), (4000, 2)), lengthscale=1.5)
@@ -164,7 +165,8 @@ def measure_quality_vs_n(ns=(10, 20, 40, 80), seeds: int = 5, sigma: float = 0.5
     for n in ns:
         def one(key, n=n):
             k0, k1 = jax.random.split(key)
-            st, _ = M.msip(k1, jax.random.normal(k0, (n, 2)), est, n_steps=n_steps, lr=0.5, lengthscale=sigma)
+            st, _ = M.msip(k1, jax.random.normal(k0, (n, 2)), est, num_steps=num_steps, step_size=0.5,
+                           lengthscale=sigma)
             iid = jax.random.normal(k1, (n, 2))
             return (B.particle_metrics(st.particles, st.weights, ref)["mmd2"],
                     B.particle_metrics(iid, None, ref)["mmd2"])
@@ -178,7 +180,7 @@ def measure_quality_vs_n(ns=(10, 20, 40, 80), seeds: int = 5, sigma: float = 0.5
             iid_mmd[i40] / msip_mmd[i40])
 
 
-def measure_mode_coverage(n: int = 30, n_steps: int = 200, seeds: int = 3):
+def measure_mode_coverage(n: int = 30, num_steps: int = 200, seeds: int = 3):
     """Fredholm MSIP (γ = 0.9, σ = sqrt(d/N), η = 0.1) on the 3-component GMM from N(0, 4I): the smallest
     number of particles nearest to a component and the largest |component weight - 1/3| over seeds."""
     target = B.gmm(GMM_MEANS)
@@ -186,7 +188,7 @@ def measure_mode_coverage(n: int = 30, n_steps: int = 200, seeds: int = 3):
 
     def one(key):
         k0, k1 = jax.random.split(key)
-        st, _ = M.msip(k1, 2.0 * jax.random.normal(k0, (n, 2)), est, n_steps=n_steps, lr=0.1)
+        st, _ = M.msip(k1, 2.0 * jax.random.normal(k0, (n, 2)), est, num_steps=num_steps, step_size=0.1)
         return st.particles, st.weights
 
     Y, w = jax.jit(jax.vmap(one))(jax.random.split(jax.random.key(0), seeds))
@@ -199,13 +201,13 @@ def measure_mode_coverage(n: int = 30, n_steps: int = 200, seeds: int = 3):
 
 @claim(area="msip", paper=PAPER)
 def mean_shift_contracts_at_the_closed_form_rate() -> ClaimResult:
-    """A.4-1: N = 1 MSIP (mean shift) on N(m, s²) contracts to m with ratio s²/(s²+σ²) per step (η = 1)."""
+    """N = 1 MSIP (mean shift) on N(m, s²) contracts to m with ratio s²/(s²+σ²) per step (η = 1)."""
     return ClaimResult.at_most(measure_mean_shift_contraction(), 1e-12, details="max |y_t - closed form|, 30 steps")
 
 
 @claim(area="msip", paper=PAPER)
 def msip_fixed_points_are_critical_points_of_the_reduced_mmd() -> ClaimResult:
-    """A.4-2: exact MSIP with N = 2, 3 on N(0, 1) converges to a point where ∇F < 1e-8 and F equals the best
+    """exact MSIP with N = 2, 3 on N(0, 1) converges to a point where ∇F < 1e-8 and F equals the best
     symmetric configuration to 1e-10."""
     worst = 0.0
     details = []
@@ -218,33 +220,33 @@ def msip_fixed_points_are_critical_points_of_the_reduced_mmd() -> ClaimResult:
 
 @claim(area="msip", paper=PAPER, quick=False)
 def msip_is_invariant_to_the_normalizing_constant() -> ClaimResult:
-    """A.4-3: trajectories and weights with log π̃ + c, c = ±800, equal those with log π̃ (every estimator)."""
+    """trajectories and weights with log π̃ + c, c = ±800, equal those with log π̃ (every estimator)."""
     return ClaimResult.at_most(measure_z_invariance(), 1e-10, details="5 estimators, 10 steps, N = 8, d = 2")
 
 
 @claim(area="msip", paper=PAPER)
 def quadrature_estimators_reproduce_the_exact_map() -> ClaimResult:
-    """A.4-4a: gradient-free and gradient-informed (γ = 1) estimators with 40 Gauss-Hermite nodes give the
+    """gradient-free and gradient-informed (γ = 1) estimators with 40 Gauss-Hermite nodes give the
     exact-expectation MSIP map to 1e-8."""
     return ClaimResult.at_most(measure_gauss_hermite_consistency(), 1e-8)
 
 
 @claim(area="msip", paper=PAPER)
 def monte_carlo_estimator_error_decays_as_q_to_minus_half() -> ClaimResult:
-    """A.4-4b: RMS error of the MC shift estimate has log-log slope -0.5 ± 0.1 in Q ∈ {16, ..., 4096}."""
+    """RMS error of the MC shift estimate has log-log slope -0.5 ± 0.1 in Q ∈ {16, ..., 4096}."""
     return ClaimResult.close(measure_mc_slope(), -0.5, atol=0.1)
 
 
 @claim(area="msip", paper=PAPER)
 def fredholm_msip_quantizes_the_deconvolved_target() -> ClaimResult:
-    """A.4-5: Fredholm MSIP (γ = 1) on N(0, s²) converges to exact MSIP on N(0, s² - σ²)."""
+    """Fredholm MSIP (γ = 1) on N(0, s²) converges to exact MSIP on N(0, s² - σ²)."""
     same, bias = measure_fredholm_exactness()
     return ClaimResult.at_most(same, 1e-10, details=f"distance to exact MSIP on N(0, s²) itself: {bias:.3f}")
 
 
 @claim(area="msip", paper=PAPER, quick=False)
 def msip_mmd_decays_faster_than_iid() -> ClaimResult:
-    """A.4-6 (soft): on N(0, I₂), MSIP's MMD² has log-log slope < -1 over N ∈ {10, ..., 80} and beats iid by
+    """(soft) on N(0, I₂), MSIP's MMD² has log-log slope < -1 over N ∈ {10, ..., 80} and beats iid by
     >= 3x at N = 40 (5 seeds). Measured: the slope; passes when it is < -1 and the ratio >= 3."""
     slope, iid_slope, ratio = measure_quality_vs_n()
     ok = slope < -1.0 and ratio >= 3.0
@@ -254,7 +256,7 @@ def msip_mmd_decays_faster_than_iid() -> ClaimResult:
 
 @claim(area="msip", paper=PAPER, quick=False)
 def msip_covers_every_mode() -> ClaimResult:
-    """A.4-7 (soft): on a 3-component GMM, N = 30, each component gets >= 5 particles and weight 1/3 ± 0.1."""
+    """(soft) on a 3-component GMM, N = 30, each component gets >= 5 particles and weight 1/3 ± 0.1."""
     count, dev = measure_mode_coverage()
     return ClaimResult(dev, "<= 0.1 with >= 5 particles each", 0.1, count >= 5 and dev <= 0.1,
                        details=f"smallest particle count per component: {count}")

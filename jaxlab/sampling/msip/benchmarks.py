@@ -1,7 +1,7 @@
-r"""Benchmark targets of the MSIP paper (arXiv:2605.14142, ``specs/sampling.md`` A.5) and particle metrics.
+r"""Benchmark targets of the MSIP paper (arXiv:2605.14142) and particle metrics.
 
 Every target is a pure log density on single points, ``log π̃: (d,) -> ()`` (unnormalized), plus an exact
-sampler where one exists. The A.5 table was reconstructed from the paper's abstract and the authors' public
+sampler where one exists. The list of targets was reconstructed from the paper's abstract and the authors' public
 experiment code (the paper's full text was not available).
 
 2-D KFRFlow-style posteriors, prior ``N(0, I₂)``, scalar forward model ``G``, datum ``y``, noise std ``s``::
@@ -13,13 +13,13 @@ experiment code (the paper's full text was not available).
 - spaceships: ``G(x) = sin(x₁x₂) + cos(x₁x₂)``, ``y = -1``, ``s = 0.5``.
 
 The 64-dimensional PDE-constrained inverse problem (Aristoff-Bangerth style, reconstructed) is
-:func:`jaxlab.sampling.pde_inverse.pde_inverse_problem`, re-exported here.
+:func:`jaxlab.sampling.msip.pde_inverse.pde_inverse_problem`, re-exported here.
 
 Neal's funnel: ``x₀ ~ N(0, 9)``, ``x_{1:d-1} | x₀ ~ N(0, e^{x₀} I)``. Gaussian mixture: equal-weight isotropic
 components. Gaussian linear inverse problem: prior ``N(0, I/0.9)``, ``y = A x + ε`` with ``A`` (5×2) Gaussian
 with unit-norm columns, noise precision 10; its posterior is ``N(P⁻¹ 10 Aᵀy, P⁻¹)``, ``P = 0.9 I + 10 AᵀA``.
 
-Metrics (A.3) of a weighted particle set ``Σ w_i δ_{y_i}`` against reference samples ``X_ref`` (``n_ref``):
+Metrics of a weighted particle set ``Σ w_i δ_{y_i}`` against reference samples ``X_ref`` (``n_ref``):
 
 - ``MMD² = mean(K(X_ref, X_ref)) - 2 wᵀ mean_cols K(Y, X_ref) + wᵀ K(Y, Y) w`` (Gaussian test kernel ``ℓ``);
 - KSD ``sqrt(wᵀ K_π w)`` with the Langevin Stein kernel (:func:`jaxlab.kernels.ksd`);
@@ -41,10 +41,12 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Float
 
-from jaxlab.core.citations import cites, register_paper
+from jaxlab.core.citations import cites
 from jaxlab.core.validation import as_array, check_int, check_positive
 from jaxlab.kernels import distance_matrix, foerstner_distance, gram, ksd, safe_sqrt, sqdist, weighted_moments
-from jaxlab.sampling.pde_inverse import pde_inverse_problem
+from jaxlab.sampling.msip.papers import KFRFLOW, NEAL
+from jaxlab.sampling.msip.pde_inverse import pde_inverse_problem
+from jaxlab.sampling.msip.target import Target, check_point
 
 __all__ = [
     "Reference",
@@ -62,67 +64,40 @@ __all__ = [
     "spaceships",
 ]
 
-register_paper("neal2003slice", """@article{neal2003slice,
-  title = {Slice sampling},
-  author = {Neal, Radford M.},
-  journal = {The Annals of Statistics},
-  volume = {31},
-  number = {3},
-  pages = {705--767},
-  year = {2003}
-}""")
-register_paper("maurais2024kfrflow", """@inproceedings{maurais2024sampling,
-  title = {Sampling in Unit Time with Kernel {F}isher-{R}ao Flow},
-  author = {Maurais, Aimee and Marzouk, Youssef},
-  booktitle = {International Conference on Machine Learning},
-  year = {2024}
-}""")
-
-
-class Target(NamedTuple):
-    """A benchmark target: ``log_density (d,) -> ()``, an exact ``sample(key, n) -> (n, d)`` or ``None``,
-    and the exact mean and covariance where known (else ``None``)."""
-
-    name: str
-    dim: int
-    log_density: Callable[[Array], Array]
-    sample: Callable[[Array, int], Array] | None = None
-    mean: Array | None = None
-    cov: Array | None = None
-
-
 def _posterior_2d(name: str, forward: Callable, y_obs: float, noise: float) -> Target:
     def log_density(x):
+        x = check_point(x, 2, name)
         return -0.5 * jnp.sum(x**2) - (forward(x) - y_obs) ** 2 / (2.0 * noise**2)
 
     return Target(name, 2, log_density)
 
 
-@cites("maurais2024kfrflow")
+@cites(KFRFLOW)
 def doughnut() -> Target:
     """Ring posterior: ``G(x) = ||x||``, ``y = 2``, ``s = 0.25``."""
     return _posterior_2d("doughnut", lambda x: safe_sqrt(jnp.sum(x**2)), 2.0, 0.25)
 
 
-@cites("maurais2024kfrflow")
+@cites(KFRFLOW)
 def butterfly() -> Target:
     """Multimodal posterior: ``G(x) = sin(x₂) + cos(x₁)``, ``y = -1``, ``s = 0.6``."""
     return _posterior_2d("butterfly", lambda x: jnp.sin(x[1]) + jnp.cos(x[0]), -1.0, 0.6)
 
 
-@cites("maurais2024kfrflow")
+@cites(KFRFLOW)
 def spaceships() -> Target:
     """Curved multimodal posterior: ``G(x) = sin(x₁x₂) + cos(x₁x₂)``, ``y = -1``, ``s = 0.5``."""
     return _posterior_2d("spaceships", lambda x: jnp.sin(x[0] * x[1]) + jnp.cos(x[0] * x[1]), -1.0, 0.5)
 
 
-@cites("neal2003slice")
+@cites(NEAL)
 def funnel(d: int = 2, scale: float = 3.0) -> Target:
     """Neal's funnel in ``d >= 2`` dimensions: ``x₀ ~ N(0, scale²)``, ``x_i | x₀ ~ N(0, e^{x₀})``."""
     d = check_int(d, "d", min_value=2)
-    check_positive(scale, "scale")
+    scale = check_positive(scale, "scale")
 
     def log_density(x):
+        x = check_point(x, d, f"funnel{d}")
         return -0.5 * x[0] ** 2 / scale**2 - 0.5 * (d - 1) * x[0] - 0.5 * jnp.sum(x[1:] ** 2) * jnp.exp(-x[0])
 
     def sample(key, n):
@@ -135,15 +110,16 @@ def funnel(d: int = 2, scale: float = 3.0) -> Target:
     return Target(f"funnel{d}", d, log_density, sample, jnp.zeros(d), cov)
 
 
-@cites("maurais2024kfrflow")
+@cites(KFRFLOW)
 def gmm(means: Float[Array, "k d"] | None = None, std: float = 1.0) -> Target:
     """Equal-weight isotropic Gaussian mixture (default: 2-D, means ``(-4, 0), (4, 0), (0, 4)``, unit std)."""
     means = as_array([[-4.0, 0.0], [4.0, 0.0], [0.0, 4.0]] if means is None else means, "means", ndim=2,
                      finite=True)
-    check_positive(std, "std")
+    std = check_positive(std, "std")
     k, d = means.shape
 
     def log_density(x):
+        x = check_point(x, d, f"gmm{k}")
         return jax.scipy.special.logsumexp(-jnp.sum((x - means) ** 2, axis=1) / (2.0 * std**2))
 
     def sample(key, n):
@@ -156,15 +132,15 @@ def gmm(means: Float[Array, "k d"] | None = None, std: float = 1.0) -> Target:
     return Target(f"gmm{k}", d, log_density, sample, m, cov)
 
 
-@cites("maurais2024kfrflow")
+@cites(KFRFLOW)
 def gaussian_linear_inverse_problem(
     key=None, *, n_obs: int = 5, d: int = 2, prior_precision: float = 0.9, noise_precision: float = 10.0
 ) -> Target:
     """Linear-Gaussian inverse problem with an exact Gaussian posterior (``key`` draws ``A``, ``x_true``, noise)."""
     n_obs = check_int(n_obs, "n_obs", min_value=1)
     d = check_int(d, "d", min_value=1)
-    check_positive(prior_precision, "prior_precision")
-    check_positive(noise_precision, "noise_precision")
+    prior_precision = check_positive(prior_precision, "prior_precision")
+    noise_precision = check_positive(noise_precision, "noise_precision")
     ka, kx, ke = jax.random.split(jax.random.key(0) if key is None else key, 3)
     A = jax.random.normal(ka, (n_obs, d))
     A = A / jnp.linalg.norm(A, axis=0, keepdims=True)
@@ -176,6 +152,7 @@ def gaussian_linear_inverse_problem(
     L = jnp.linalg.cholesky(cov)
 
     def log_density(x):
+        x = check_point(x, d, "linear_inverse")
         return -0.5 * prior_precision * jnp.sum(x**2) - 0.5 * noise_precision * jnp.sum((A @ x - y) ** 2)
 
     def sample(k, n):
@@ -222,7 +199,7 @@ class Reference(NamedTuple):
 def make_reference(X_ref: Float[Array, "n d"], *, lengthscale=1.5, batch_size: int = 512) -> Reference:
     """Precompute ``mean K(X_ref, X_ref)``, ``mean D(X_ref, X_ref)``, mean and covariance in row blocks."""
     X_ref = as_array(X_ref, "X_ref", ndim=2, finite=True)
-    check_positive(lengthscale, "lengthscale")
+    lengthscale = check_positive(lengthscale, "lengthscale")
 
     def row(x):
         r2 = sqdist(x[None], X_ref)[0]
@@ -246,7 +223,7 @@ def particle_metrics(
     Y = as_array(Y, "Y", ndim=2, shape=(None, ref.samples.shape[1]))
     w = jnp.full((Y.shape[0],), 1.0 / Y.shape[0], Y.dtype) if w is None else as_array(w, "w", shape=Y.shape[:1])
     if ksd_lengthscale is not None:
-        check_positive(ksd_lengthscale, "ksd_lengthscale")
+        ksd_lengthscale = check_positive(ksd_lengthscale, "ksd_lengthscale")
     return _metrics(Y, w, ref, ref.lengthscale if ksd_lengthscale is None else ksd_lengthscale, score_fn)
 
 

@@ -1,4 +1,4 @@
-r"""Gaussian closed forms for annealed Langevin with composite scores (paper B, section B.3 of the spec).
+r"""Gaussian closed forms for annealed Langevin with composite scores.
 
 Touron, Cardoso, Arbel, Rodrigues, *Theoretical guidelines for annealed Langevin dynamics in compositional
 simulation-based inference*, arXiv:2605.21253; composite scores of Geffner, Papamakarios & Mnih (ICML 2023,
@@ -27,17 +27,24 @@ All functions are pure and jit/vmap/grad-able; PD checks of concrete inputs run 
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Float
 
 from jaxlab.core.citations import cites
-from jaxlab.core.validation import as_array, check_in_range, check_psd, error_if, is_concrete
-from jaxlab.sampling.langevin_papers import GEFFNER, LINHART, TOURON
+from jaxlab.core.validation import as_array, check_in_range, check_psd, error_if, is_concrete, value_check
+from jaxlab.sampling.langevin.bounds import level_constants
+from jaxlab.sampling.langevin.papers import GEFFNER, LINHART, TOURON
+from jaxlab.sampling.langevin.schedules import vp_alpha
 
 __all__ = [
     "ald_gaussian_moments",
+    "bridging_gaussians",
     "gaussian_diffuse",
+    "gaussian_problem",
     "geffner_bridging_gaussian",
     "linhart_bridging_gaussian",
     "path_w2",
@@ -67,7 +74,7 @@ def _cov(C, name, d=None, *, check=True):
     if C.shape[0] != C.shape[1]:
         raise ValueError(f"{name} must be a square (d, d) matrix, got shape {C.shape}")
     if check:
-        check_psd(C, name, strict=True)
+        C = check_psd(C, name, strict=True)
     return C
 
 
@@ -78,15 +85,20 @@ def _post_covs(covs, n, d, name="post_covs"):
         return jnp.broadcast_to(covs, (n, d, d))
     if covs.shape != (n, d, d):
         raise ValueError(f"{name} must have shape ({n}, {d}, {d}) or ({d}, {d}), got shape {covs.shape}")
-    if is_concrete(covs):
-        for j in range(n):
-            check_psd(covs[j], f"{name}[{j}]", strict=True)
-    return covs
+    return _check_each_psd(covs, name)
+
+
+def _check_each_psd(covs, name):
+    """Return the stack ``covs (n, d, d)``; raise unless every ``covs[j]`` is positive definite (eagerly, or at
+    run time under ``jit``; the checked slices are restacked only when traced, so concrete inputs cost nothing
+    inside a compiled score)."""
+    checked = [check_psd(covs[j], f"{name}[{j}]", strict=True) for j in range(covs.shape[0])]
+    return covs if is_concrete(covs) else jnp.stack(checked)
 
 
 def _alpha(alpha, name="alpha"):
     alpha = as_array(alpha, name, ndim=(0, 1))
-    check_in_range(alpha, name, 0.0, 1.0, lo_open=True, hi_open=False)
+    alpha = check_in_range(alpha, name, 0.0, 1.0, lo_open=True, hi_open=False)
     return alpha
 
 
@@ -108,7 +120,7 @@ def gaussian_diffuse(mean: Float[Array, " d"], cov: Float[Array, "d d"], alpha) 
     mean = as_array(mean, "mean", ndim=1)
     cov = _cov(cov, "cov", mean.shape[0], check=False)
     alpha = as_array(alpha, "alpha", ndim=0)
-    check_in_range(alpha, "alpha", 0.0, 1.0)
+    alpha = check_in_range(alpha, "alpha", 0.0, 1.0)
     return jnp.sqrt(alpha) * mean, alpha * cov + (1.0 - alpha) * jnp.eye(mean.shape[0], dtype=cov.dtype)
 
 
@@ -123,12 +135,8 @@ def tall_posterior_gaussian(mu_prior, cov_prior, mus, covs) -> tuple[Array, Arra
     P_l = spd_inverse(cov_prior)
     P_j = jax.vmap(spd_inverse)(covs)
     prec = (1 - n) * P_l + P_j.sum(0)
-    if is_concrete(prec):
-        lam = float(jnp.linalg.eigvalsh(prec).min())
-        if not lam > 0:
-            raise ValueError(
-                f"tall posterior precision must be positive definite, got smallest eigenvalue {lam:.3g}"
-            )
+    prec = value_check(prec, lambda a: ~(jnp.linalg.eigvalsh(a)[0] > 0),
+                       "tall posterior precision (1-n) Σ_λ^{-1} + Σ_j Σ_j^{-1} must be positive definite")
     cov_n = spd_inverse(prec)
     mean = cov_n @ ((1 - n) * P_l @ mu_prior + jnp.einsum("nij,nj->i", P_j, mus))
     return mean, cov_n
@@ -229,9 +237,9 @@ def ula_gaussian_moments(mean, cov, target_mean, target_prec, h, k) -> tuple[Arr
     target_mean = as_array(target_mean, "target_mean", shape=(d,))
     target_prec = _cov(target_prec, "target_prec", d, check=False)
     h = as_array(h, "h", ndim=0)
-    check_in_range(h, "h", 0.0, lo_open=True)
+    h = check_in_range(h, "h", 0.0, lo_open=True)
     k = as_array(k, "k", ndim=0, kind="int")
-    check_in_range(k, "k", 0)
+    k = check_in_range(k, "k", 0)
     return _ula_moments(mean, cov, target_mean, target_prec, h, k)
 
 
@@ -277,3 +285,36 @@ def path_w2(means, precs, init_mean, init_cov) -> Float[Array, " L"]:
     m_prev = jnp.concatenate([init_mean[None], means[:-1]], 0)
     C_prev = jnp.concatenate([init_cov[None], covs[:-1]], 0)
     return jax.vmap(w2_gaussian)(m_prev, C_prev, means, covs)
+
+
+# ------------------------------------------------------------------- Gaussian level problems
+@cites(TOURON)
+def bridging_gaussians(kind: str, ts, mu_prior, cov_prior, mus, covs, *, alpha_fn: Callable = vp_alpha):
+    """Means ``(L, d)`` and precisions ``(L, d, d)`` of the Gaussian bridging densities at levels ``ts``."""
+    if kind not in ("geffner", "linhart"):
+        raise ValueError(f"kind must be 'geffner' or 'linhart', got {kind!r}")
+    ts = as_array(ts, "ts", ndim=1)
+    fn = geffner_bridging_gaussian if kind == "geffner" else linhart_bridging_gaussian
+    return fn(alpha_fn(ts), mu_prior, cov_prior, mus, covs)
+
+
+@cites(TOURON)
+def gaussian_problem(kind: str, mu_prior, cov_prior, mus, covs, *, alpha_fn: Callable = vp_alpha,
+                     t_min: float = 1e-3, t_max: float = 1.0, init_mean=None, init_cov=None, eps=0.0):
+    """``L -> (W, m, M, eps)`` on a uniform grid of L levels for Gaussian bridging densities (input of
+    :func:`tune`, jitted per L); the initial law defaults to ``N(0, I)``. Inputs are validated (and the
+    Geffner densities checked positive definite at ``t_max`` and ``t_min``) when it is built."""
+    d = jnp.shape(mu_prior)[0]
+    init_mean = jnp.zeros(d) if init_mean is None else init_mean
+    init_cov = jnp.eye(d) if init_cov is None else init_cov
+
+    bridging_gaussians(kind, jnp.array([t_max, t_min]), mu_prior, cov_prior, mus, covs, alpha_fn=alpha_fn)
+
+    @functools.partial(jax.jit, static_argnums=0)
+    def problem(L):
+        ts = jnp.linspace(t_max, t_min, L)
+        means, precs = bridging_gaussians(kind, ts, mu_prior, cov_prior, mus, covs, alpha_fn=alpha_fn)
+        m, M = level_constants(precs)
+        return path_w2(means, precs, init_mean, init_cov), m, M, jnp.broadcast_to(eps, (L,))
+
+    return problem

@@ -1,8 +1,9 @@
-"""Claims of annealed Langevin with composite scores (area ``langevin``; spec ``sampling.md`` section B.4).
+"""Claims of annealed Langevin with composite scores (area ``langevin``).
 
 Touron, Cardoso, Arbel, Rodrigues, arXiv:2605.21253 (bounds and rules reconstructed from the abstract, the
 Dalalyan-Karagulyan per-level bound and the authors' preliminary code), with the Geffner (2209.14249) and
-Linhart (2404.07593) composite scores. Every claim runs on the B.5 Gaussian toy (d = 2, n = 10).
+Linhart (2404.07593) composite scores. Every claim runs on the Gaussian toy of
+:func:`jaxlab.sampling.langevin.models.gaussian_toy` (d = 2, n = 10).
 """
 
 from __future__ import annotations
@@ -13,16 +14,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.core.claims import ClaimResult, claim
-from jaxlab.sampling import annealed_langevin as al
-from jaxlab.sampling.langevin_models import gaussian_toy, gaussian_toy_scores
-from jaxlab.sampling.langevin_papers import GEFFNER, LINHART, TOURON
+from jaxlab.core import ClaimResult, claim
+from jaxlab.sampling import langevin as al
+from jaxlab.sampling.langevin.models import gaussian_toy, gaussian_toy_scores
+from jaxlab.sampling.langevin.papers import GEFFNER, LINHART, TOURON
 
 TITLE = "Annealed Langevin for compositional score-based SBI: composite scores, W2 bounds, tuning rules"
-MODULES = ("jaxlab.sampling.annealed_langevin", "jaxlab.sampling.langevin_gaussian",
-           "jaxlab.sampling.langevin_bounds", "jaxlab.sampling.langevin_models")
+MODULES = ("jaxlab.sampling.langevin.scores", "jaxlab.sampling.langevin.ula", "jaxlab.sampling.langevin.ald",
+           "jaxlab.sampling.langevin.gaussian", "jaxlab.sampling.langevin.bounds", "jaxlab.sampling.langevin.models")
 
-INIT = (jnp.zeros(2), jnp.eye(2))
+INIT = (np.zeros(2), np.eye(2))  # numpy: importing the claims touches no XLA backend
 
 
 @functools.cache

@@ -1,4 +1,4 @@
-r"""Target models of the annealed-Langevin experiments (spec section B.5), with analytic diffused scores.
+r"""Target models of the annealed-Langevin experiments, with analytic diffused scores.
 
 Gaussian toy (the authors' preliminary experiments for arXiv:2605.21253): ``d = 2``, prior ``N(μ_λ = 1, Σ_λ)``
 with ``Σ_λ = R diag(exp(g)) Rᵀ``, ``g ~ N(1, 1)``, ``R`` a random rotation; likelihood ``x | θ ~ N(θ, 2 I)``;
@@ -7,7 +7,7 @@ n iid observations drawn at ``θ* ~ λ``. Individual posteriors ``N(μ_j, Σ_pos
 ``∇log N(θ; sqrt(α) μ, αΣ + (1-α) I)``. An optional deterministic perturbation ``ε e_{c_j}`` (one random
 coordinate per observation) and ``eps_prior e_0`` on the prior score model inexact score networks.
 
-Gaussian-mixture prior (the CPU non-Gaussian check of B.5): prior ``Σ_k w_k N(m_k, S_k)``, same Gaussian
+Gaussian-mixture prior (the non-Gaussian check): prior ``Σ_k w_k N(m_k, S_k)``, same Gaussian
 likelihood. Every diffused density is a Gaussian mixture (the posterior of a GMM prior under a Gaussian
 likelihood is a GMM with reweighted components), so all scores are analytic and exact tall-posterior samples
 exist.
@@ -25,8 +25,8 @@ from jaxtyping import Array, Float
 
 from jaxlab.core.citations import cites
 from jaxlab.core.validation import as_array, check_int, check_positive, check_psd
-from jaxlab.sampling.langevin_gaussian import spd_inverse
-from jaxlab.sampling.langevin_papers import TOURON
+from jaxlab.sampling.langevin.gaussian import spd_inverse
+from jaxlab.sampling.langevin.papers import TOURON
 
 __all__ = [
     "GMMPrior",
@@ -42,7 +42,7 @@ __all__ = [
 
 
 class GaussianToy(NamedTuple):
-    """The B.5 Gaussian toy: prior, likelihood covariance, observations and individual posteriors."""
+    """The Gaussian toy: prior, likelihood covariance, observations and individual posteriors."""
 
     mu_prior: Float[Array, " d"]
     cov_prior: Float[Array, "d d"]
@@ -71,10 +71,10 @@ def gaussian_score(theta: Float[Array, " d"], mean: Float[Array, " d"], cov: Flo
 
 @cites(TOURON)
 def gaussian_toy(key, n: int, d: int = 2, *, lik_var: float = 2.0, prior_mean: float = 1.0) -> GaussianToy:
-    """Draw the B.5 toy with ``n`` observations (random SPD prior covariance, ``x | θ ~ N(θ, lik_var I)``)."""
+    """Draw the Gaussian toy with ``n`` observations (random SPD prior covariance, ``x | θ ~ N(θ, lik_var I)``)."""
     n = check_int(n, "n", min_value=1)
     d = check_int(d, "d", min_value=1)
-    check_positive(lik_var, "lik_var")
+    lik_var = check_positive(lik_var, "lik_var")
     return _draw_toy(key, n, d, float(lik_var), float(prior_mean))
 
 
@@ -104,8 +104,8 @@ def gaussian_toy_scores(
     The perturbed coordinate of observation ``x`` is ``argmax_c |x_c - θ*_c|`` (random through the noise of
     ``x``), so that ``post_score_fn`` stays a function of ``(θ, x, t)`` only.
     """
-    check_positive(eps, "eps", strict=False)
-    check_positive(eps_prior, "eps_prior", strict=False)
+    eps = check_positive(eps, "eps", strict=False)
+    eps_prior = check_positive(eps_prior, "eps_prior", strict=False)
     d = toy.mu_prior.shape[0]
     P_prior = spd_inverse(toy.cov_prior)
     P_lik = spd_inverse(toy.lik_cov)
@@ -190,7 +190,7 @@ def gmm_toy_scores(gmm: GMMPrior, lik_cov, alpha_fn: Callable) -> tuple[Callable
     """Exact diffused prior and single-observation posterior scores for a GMM prior, Gaussian likelihood."""
     gmm = _check_gmm(gmm)
     lik_cov = as_array(lik_cov, "lik_cov", shape=(gmm.means.shape[1],) * 2)
-    check_psd(lik_cov, "lik_cov", strict=True)
+    lik_cov = check_psd(lik_cov, "lik_cov", strict=True)
 
     def prior_score_fn(theta, t):
         return gmm_score(theta, gmm, alpha_fn(t))

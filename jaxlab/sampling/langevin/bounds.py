@@ -1,4 +1,4 @@
-r"""Wasserstein bounds for annealed Langevin and the tuning rules R0-R3 (paper B, spec section B.3).
+r"""Wasserstein bounds for annealed Langevin and the tuning rules R0-R3 (Touron et al., arXiv:2605.21253).
 
 Touron, Cardoso, Arbel, Rodrigues, *Theoretical guidelines for annealed Langevin dynamics in compositional
 simulation-based inference*, arXiv:2605.21253. Only the abstract of that paper was available: the bound below
@@ -45,8 +45,16 @@ import jax.numpy as jnp
 from jaxtyping import Array, Float, Int
 
 from jaxlab.core.citations import cites
-from jaxlab.core.validation import as_array, check_in_range, check_int, check_positive, is_concrete
-from jaxlab.sampling.langevin_papers import DALALYAN, GEFFNER, LINHART, TOURON
+from jaxlab.core.validation import (
+    as_array,
+    check_in_range,
+    check_int,
+    check_positive,
+    error_if,
+    is_concrete,
+    value_check,
+)
+from jaxlab.sampling.langevin.papers import DALALYAN, GEFFNER, LINHART, TOURON
 
 __all__ = [
     "DK_CONSTANT",
@@ -107,16 +115,16 @@ def _levels(W, m, M, hs, ks, eps):
     L = W.shape[0]
     m = as_array(m, "m", shape=(L,))
     M = as_array(M, "M", shape=(L,))
-    check_in_range(m, "m", 0.0, lo_open=True)
-    check_in_range(M - m, "M - m", 0.0)
+    m = check_in_range(m, "m", 0.0, lo_open=True)
+    M = value_check(M, lambda a: ~(a - m >= 0), "M - m must lie in [0.0, inf]: M_l >= m_l at every level")
     if hs is not None:
         hs = as_array(hs, "hs", shape=(L,))
-        check_in_range(hs, "hs", 0.0, lo_open=True)
+        hs = check_in_range(hs, "hs", 0.0, lo_open=True)
     if ks is not None:
         ks = as_array(ks, "ks", shape=(L,), kind="int")
-        check_in_range(ks, "ks", 1)
+        ks = check_in_range(ks, "ks", 1)
     eps = jnp.broadcast_to(as_array(eps, "eps", ndim=(0, 1)), (L,))
-    check_in_range(eps, "eps", 0.0)
+    eps = check_in_range(eps, "eps", 0.0)
     return W, m, M, hs, ks, eps
 
 
@@ -204,7 +212,7 @@ def _split(target, split):
     if len(split) != 3:
         raise ValueError(f"split must have 3 entries (path, discretisation, score), got {len(split)}")
     for name, s in zip(("split[0]", "split[1]", "split[2]"), split, strict=True):
-        check_positive(s, name)
+        s = check_positive(s, name)
     tot = sum(float(s) for s in split)
     return tuple(target * float(s) / tot for s in split)
 
@@ -234,7 +242,7 @@ def tune_ald(
     d = check_int(d, "d", min_value=1)
     n = check_int(n, "n", min_value=1)
     iterations = check_int(iterations, "iterations", min_value=1)
-    check_positive(target, "target")
+    target = check_positive(target, "target")
     W, m, M, hs, _, eps = _levels(W, m, M, hs, None, eps)
     eps_path, eps_disc, eps_score = _split(target, split)
     cap = stability_cap(m, M)
@@ -246,6 +254,9 @@ def tune_ald(
                 f"hs[{lvl}] = {float(hs[lvl]):.4g} exceeds the stability cap 2/(m+M) = {float(cap[lvl]):.4g} "
                 f"at level {lvl}; the Dalalyan-Karagulyan bound needs h <= 2/(m+M)"
             )
+    elif over is not None:
+        hs = error_if(hs, jnp.any(over), "hs exceeds the stability cap 2/(m+M) at some level; the "
+                      "Dalalyan-Karagulyan bound needs h <= 2/(m+M)")
     h, k, bound, score = _tune_core(W, m, M, eps, hs, eps_path, eps_disc, d=d, iterations=iterations)
     total = jnp.sum(k)
     feasible = (score <= eps_score) & (bound <= target * (1 + 1e-12))
@@ -285,7 +296,7 @@ def tune(
 
     Args:
       problem: ``L -> (W (L,), m (L,), M (L,), eps)`` for a uniform grid of ``L`` levels (for Gaussian
-        bridging densities see :func:`jaxlab.sampling.annealed_langevin.gaussian_problem`).
+        bridging densities see :func:`jaxlab.sampling.langevin.gaussian.gaussian_problem`).
       d, target, split, n: as in :func:`tune_ald`.
       num_levels: the first ``L`` tried; ``max_doublings``: at most this many doublings.
 
