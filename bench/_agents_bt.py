@@ -16,8 +16,8 @@ import random
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 from jaxlab.agents import behavior_tree as bt_mod
-from jaxlab.agents.behavior_tree_py_trees import PyTreesTicker
-from jaxlab.agents.claims_tree_of_skill import GOAL2, UNIVERSE
+from jaxlab.agents.tree_of_skill.claims import GOAL2, UNIVERSE
+from jaxlab.agents.tree_of_skill.py_trees_peer import PyTreesTicker
 from jaxlab.core.bench import emit, time_interleaved
 
 AREA = "tree_of_skill"

@@ -22,9 +22,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.core.bench import calibration_gflops, emit, time_interleaved
-from jaxlab.serving.engine import TokenRouterEngine, measure_step_cost, table_router
-from jaxlab.serving.tiny_lm import TinyDecoder
 from jaxlab.serving.token_router import StepCostModel, bernoulli_router, derive_delayed_batching, throughput_lockstep
+from jaxlab.serving.token_router.engine import TokenRouterEngine, measure_step_cost, table_router
+from jaxlab.serving.token_router.tiny_lm import TinyDecoder
 
 AREA = "token_router"
 Q, PROMPTS, PROMPT_LEN, NEW = 0.2, 48, 8, 40

@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxlab.agents import toposcope as ts
-from jaxlab.agents.toposcope_networkx import verify_networkx
+from jaxlab.agents.toposcope.networkx_oracle import verify_networkx
 from jaxlab.core.bench import emit, time_fn, time_interleaved
 
 AREA = "toposcope"

@@ -1,5 +1,11 @@
-"""Agents (spec ``agents_systems.md`` sections B and C): behaviour trees (:mod:`~jaxlab.agents.behavior_tree`),
-Tree-of-Skill chaining on RodInsert2D (:mod:`~jaxlab.agents.tree_of_skill`, :mod:`~jaxlab.agents.rodinsert`,
-:mod:`~jaxlab.agents.ppo`; multi-step tasks in :mod:`~jaxlab.agents.rodinsert_tasks`; the py_trees peer in
-:mod:`~jaxlab.agents.behavior_tree_py_trees`), and TopoScope schematic rule verification
-(:mod:`~jaxlab.agents.toposcope`). Import the submodules directly."""
+"""Agents: TopoScope schematic rule verification (:mod:`~jaxlab.agents.toposcope`) and Tree-of-Skill, behaviour
+trees driving guided skill chaining on RodInsert2D (:mod:`~jaxlab.agents.tree_of_skill`).
+
+The Tree-of-Skill modules are also reachable from here, as ``from jaxlab.agents import behavior_tree, rodinsert,
+rodinsert_tasks, ppo`` (the same module objects as ``jaxlab.agents.tree_of_skill.<name>``).
+"""
+
+from jaxlab.agents import toposcope, tree_of_skill
+from jaxlab.agents.tree_of_skill import behavior_tree, multistep, ppo, rodinsert, rodinsert_tasks
+
+__all__ = ["behavior_tree", "multistep", "ppo", "rodinsert", "rodinsert_tasks", "toposcope", "tree_of_skill"]

@@ -21,7 +21,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from jaxlab.agents import toposcope as ts
-from jaxlab.agents.claims_toposcope import scope_ratios
+from jaxlab.agents.toposcope.claims import scope_ratios
 
 t0 = time.perf_counter()
 designs = ts.load_benchmark()

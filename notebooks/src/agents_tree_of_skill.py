@@ -26,7 +26,7 @@ from jaxlab.agents import behavior_tree as bt_mod
 from jaxlab.agents import rodinsert as ri
 from jaxlab.agents import rodinsert_tasks as rt
 from jaxlab.agents import tree_of_skill as tos
-from jaxlab.agents.claims_tree_of_skill import multistep_table, trained_guide
+from jaxlab.agents.tree_of_skill.claims import multistep_table, trained_guide
 
 t0 = time.perf_counter()
 env = ri.rodinsert_bt_env()

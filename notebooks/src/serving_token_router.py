@@ -24,7 +24,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from jaxlab.serving.engine import TokenRouterEngine, measure_step_cost, reference_decode, table_router
-from jaxlab.serving.simulator import bernoulli_sim_router, simulate
 from jaxlab.serving.tiny_lm import TinyDecoder
 from jaxlab.serving.token_router import (
     StepCostModel,
@@ -34,6 +33,7 @@ from jaxlab.serving.token_router import (
     throughput_sequential,
     throughput_shared,
 )
+from jaxlab.serving.token_router.simulator import bernoulli_sim_router, simulate
 
 t_start = time.perf_counter()
 small = TinyDecoder(jax.random.key(0), num_layers=2, d_model=64, num_heads=2)

@@ -5,13 +5,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlab.serving.simulator import bernoulli_sim_router, simulate
 from jaxlab.serving.token_router import (
     StepCostModel,
     derive_delayed_batching,
     throughput_lockstep,
     throughput_sequential,
 )
+from jaxlab.serving.token_router.simulator import bernoulli_sim_router, simulate
 
 COST = StepCostModel(jnp.array([2.0, 10.0]), jnp.array([0.05, 0.4]))
 ROUTER = bernoulli_sim_router(0.2)

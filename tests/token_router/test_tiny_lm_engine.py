@@ -6,9 +6,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlab.serving.engine import TokenRouterEngine, measure_step_cost, reference_decode, table_router
-from jaxlab.serving.tiny_lm import TinyDecoder, decode_step, forward
 from jaxlab.serving.token_router import StepCostModel, bernoulli_router
+from jaxlab.serving.token_router.engine import TokenRouterEngine, measure_step_cost, reference_decode, table_router
+from jaxlab.serving.token_router.tiny_lm import TinyDecoder, decode_step, forward
 
 V, T = 32, 32
 fwd = jax.jit(forward)

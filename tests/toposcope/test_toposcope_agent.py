@@ -7,7 +7,6 @@ import json
 import numpy as np
 import pytest
 
-from jaxlab.agents.claims_toposcope import scope_ratios
 from jaxlab.agents.toposcope import (
     RULES,
     Action,
@@ -23,7 +22,8 @@ from jaxlab.agents.toposcope import (
     toy_schematic,
     verify,
 )
-from jaxlab.agents.toposcope_designs import DATA_PATH
+from jaxlab.agents.toposcope.claims import scope_ratios
+from jaxlab.agents.toposcope.designs import DATA_PATH
 
 
 @pytest.fixture(scope="module")

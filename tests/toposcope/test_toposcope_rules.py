@@ -8,7 +8,6 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlab.agents.claims_toposcope import TOY_VIOLATIONS, toy_mismatches
 from jaxlab.agents.toposcope import (
     RULES,
     Pattern,
@@ -23,7 +22,8 @@ from jaxlab.agents.toposcope import (
     toy_schematic,
     verify,
 )
-from jaxlab.agents.toposcope_rules import check_assertions
+from jaxlab.agents.toposcope.claims import TOY_VIOLATIONS, toy_mismatches
+from jaxlab.agents.toposcope.rules import check_assertions
 
 
 def test_toy_has_exactly_the_planted_violations():
@@ -59,7 +59,7 @@ def test_forbidden_short_and_decap_are_found():
 
 def test_matches_networkx_on_random_schematics():
     pytest.importorskip("networkx")
-    from jaxlab.agents.toposcope_networkx import verify_networkx
+    from jaxlab.agents.toposcope.networkx_oracle import verify_networkx
 
     total = 0
     for seed in range(25):

@@ -5,7 +5,7 @@ import itertools
 
 import pytest
 
-from jaxlab.agents.behavior_tree import (
+from jaxlab.agents.tree_of_skill.behavior_tree import (
     Action,
     Condition,
     Fallback,

@@ -7,9 +7,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from jaxlab.agents import multistep as ms
 from jaxlab.agents import rodinsert_tasks as rt
-from jaxlab.agents.behavior_tree import Condition, Fallback, Sequence, bt_expand, predict_successor
 from jaxlab.agents.tree_of_skill import rollout_skill
+from jaxlab.agents.tree_of_skill.behavior_tree import Condition, Fallback, Sequence, bt_expand, predict_successor
 
 P1 = rt.TaskParams()
 P2 = rt.TaskParams(n_rods=2)
@@ -114,7 +115,7 @@ def test_step_jit_vmap_and_bad_inputs():
     with pytest.raises(ValueError, match="n_rods"):
         rt.rod_names(0)
     with pytest.raises(ValueError, match="baseline"):
-        rt.task_success(keys[0], rt.TASKS[0], {}, "greedy")
+        ms.task_success(keys[0], rt.TASKS[0], {}, "greedy")
 
 
 def test_bt_expansion_matches_hand_derived_trees():
@@ -159,10 +160,10 @@ def test_start_near_skips_moveto_and_unguided_rate_matches_geometry():
     guides = {("MoveTo", "Pick"): ConstantGuide(jnp.asarray([0.0, 0.1])),
               ("Pick", "Insert"): ConstantGuide(jnp.asarray([-0.2, 0.0])),
               ("Pick", "Place"): ConstantGuide(jnp.asarray([0.2, 0.0]))}
-    r = rt.task_success(jax.random.key(0), rt.TASKS[1], guides, "none", num_episodes=1024)
+    r = ms.task_success(jax.random.key(0), rt.TASKS[1], guides, "none", num_episodes=1024)
     assert all(t[0] == "Pick(rod)" for t in r.trace)
     assert abs(r.success.mean() - 0.25 / 0.7) < 0.05
-    r = rt.task_success(jax.random.key(1), rt.TASKS[1], guides, "tos", num_episodes=64)
+    r = ms.task_success(jax.random.key(1), rt.TASKS[1], guides, "tos", num_episodes=64)
     assert r.success.all()
     np.testing.assert_allclose(np.asarray(r.state.delta), -0.2, atol=1e-6)
 
@@ -174,8 +175,8 @@ def test_two_rods_tos_vs_fixed_with_constant_guides():
               ("Pick", "Insert"): ConstantGuide(jnp.asarray([-0.2, 0.0])),
               ("Pick", "Place"): ConstantGuide(jnp.asarray([0.2, 0.0]))}
     task = rt.TASKS[-1]
-    tos = rt.task_success(jax.random.key(2), task, guides, "tos", num_episodes=32)
-    fixed = rt.task_success(jax.random.key(2), task, guides, "fixed", num_episodes=32)
+    tos = ms.task_success(jax.random.key(2), task, guides, "tos", num_episodes=32)
+    fixed = ms.task_success(jax.random.key(2), task, guides, "fixed", num_episodes=32)
     assert tos.success.all() and not fixed.success.any()
     assert np.asarray(tos.state.inserted[:, 0]).all() and np.asarray(tos.state.placed[:, 1]).all()
     assert np.asarray(fixed.state.inserted[:, 0]).all() and not np.asarray(fixed.state.placed).any()
@@ -193,7 +194,7 @@ def test_two_rods_tos_vs_fixed_with_constant_guides():
 def test_trained_guides_learn_the_dependencies():
     """The REINFORCE bandit learns each implicit dependency: G[Insert <- Pick] asks for delta <= -0.05, G[Place <- Pick]
     for delta >= +0.05, G[Pick <- MoveTo] for an approach offset above or below the rod (|a_x| <= l/2)."""
-    guides, metrics = rt.train_task_guides(jax.random.key(7), num_seeds=2)
+    guides, metrics = ms.train_task_guides(jax.random.key(7), num_seeds=2)
     assert metrics[("Pick", "Insert")].mean_return.shape == (2, 60)
     obs, _ = jax.vmap(rt.tasks_reset, (0, None))(jax.random.split(jax.random.key(8), 64), NEAR)
     views = jax.vmap(rt.rod_view, (0, None))(obs, 0)

@@ -6,7 +6,7 @@ import pytest
 
 from jaxlab.agents import rodinsert as ri
 from jaxlab.agents import tree_of_skill as tos
-from jaxlab.agents.ppo import PPOConfig, ppo_train
+from jaxlab.agents.tree_of_skill.ppo import PPOConfig, ppo_train
 
 
 def test_pick_skill_env_reward_closed_form():

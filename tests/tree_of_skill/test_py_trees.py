@@ -6,10 +6,10 @@ import random
 import pytest
 
 from jaxlab.agents import behavior_tree as bt_mod
-from jaxlab.agents.claims_tree_of_skill import GOAL2, UNIVERSE
+from jaxlab.agents.tree_of_skill.claims import GOAL2, UNIVERSE
 
 pytest.importorskip("py_trees")
-from jaxlab.agents.behavior_tree_py_trees import PyTreesTicker, to_py_trees
+from jaxlab.agents.tree_of_skill.py_trees_peer import PyTreesTicker, to_py_trees
 
 
 def test_py_trees_ticks_agree_on_1000_random_states():

@@ -9,7 +9,7 @@ import pytest
 
 from jaxlab.agents import rodinsert as ri
 from jaxlab.agents import tree_of_skill as tos
-from jaxlab.agents.behavior_tree import Action, bt_expand
+from jaxlab.agents.tree_of_skill.behavior_tree import Action, bt_expand
 
 SPEC_PICK = tos.goal_spec(1, 2)
 DEP = {("Pick", "Insert")}

@@ -1,0 +1,199 @@
+"""TopoScope's small design benchmark: a parts library with datasheet pin tables, seven synthetic designs
+(tiers easy / medium / hard; domains power, LED, MCU core, I2C sensor, USB interface, motor driver) with BOM,
+intended nets, plan graph and functional assertions, the held-out toy schematic, and random schematics.
+
+The paper's 20-design benchmark was not retrieved: these designs are **[chosen]** small stand-ins (JSON in
+``jaxlab/agents/toposcope/data/designs.json``). Everything is validated at load time: unknown parts, pins, nets, plan
+components or assertion pins raise ``ValueError`` naming them.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from jaxlab.agents.toposcope.graph import Component, PinRef, Schematic, component_from_dict, parse_pin_ref
+from jaxlab.agents.toposcope.papers import TOPOSCOPE
+from jaxlab.agents.toposcope.rules import RULES, Rule, check_assertions
+from jaxlab.core.citations import cites
+from jaxlab.core.validation import check_int
+
+__all__ = [
+    "DATA_PATH",
+    "DesignSpec",
+    "design_from_dict",
+    "load_benchmark",
+    "load_parts",
+    "random_schematic",
+    "toy_schematic",
+]
+
+DATA_PATH = Path(__file__).resolve().parent / "data" / "designs.json"
+
+
+@dataclass(frozen=True)
+class DesignSpec:
+    """A design task: text, BOM (``refdes -> Component`` with datasheet pin tables), listed rails and the ground
+    net, the intended nets (``name -> pins``; what the spec text asks for), the plan graph ``Pi`` (pairs of
+    components that must interact), functional assertions and the parts library (for added passives)."""
+
+    name: str
+    tier: str
+    domain: str
+    text: str
+    bom: Mapping[str, Component]
+    rails: tuple[str, ...]
+    ground: str
+    intent: Mapping[str, tuple[PinRef, ...]]
+    plan: tuple[tuple[str, str], ...]
+    assertions: tuple[tuple[Any, ...], ...]
+    parts: Mapping[str, Component]
+
+
+def _data() -> dict[str, Any]:
+    return json.loads(DATA_PATH.read_text())
+
+
+@cache
+def _parts_cached() -> dict[str, Component]:
+    return {name: component_from_dict(name, d | {"part": name}) for name, d in _data()["parts"].items()}
+
+
+def load_parts() -> dict[str, Component]:
+    """The parts library: part name -> template :class:`Component` (refdes = part name)."""
+    return copy.deepcopy(_parts_cached())
+
+
+def _place(refdes: str, part: str, parts: Mapping[str, Component], nc: Sequence[str] = ()) -> Component:
+    if part not in parts:
+        raise ValueError(f"component {refdes!r}: unknown part {part!r}")
+    c = copy.deepcopy(parts[part])
+    c.refdes = refdes
+    for p in nc:
+        if p not in c.pins:
+            raise ValueError(f"component {refdes!r}: no-connect pin {p!r} is not a pin of part {part!r}")
+        c.pins[p].role = "nc"
+    return c
+
+
+#: Keys a design object must have.
+_DESIGN_KEYS = ("bom", "nets")
+
+
+@cites(TOPOSCOPE)
+def design_from_dict(d: Mapping[str, Any], parts: Mapping[str, Component] | None = None,
+                     rules: Sequence[Rule] = RULES) -> DesignSpec:
+    """Build and validate a :class:`DesignSpec` from its JSON object (see the shipped data file).
+
+    Required keys: ``bom`` (``refdes -> part``) and ``nets`` (``name -> ["REFDES.PIN", ...]``); optional ``name``,
+    ``tier``, ``domain``, ``text``, ``nc``, ``rails``, ``ground``, ``plan``, ``assertions``.
+
+    Raises:
+      TypeError: ``d`` is not a mapping.
+      ValueError: a required key is missing (named), or the design names unknown parts, pins, nets or components.
+    """
+    if not isinstance(d, Mapping):
+        raise TypeError(f"design must be a JSON object (a mapping), got {type(d).__name__}")
+    parts = load_parts() if parts is None else parts
+    name = d.get("name", "?")
+    missing = [key for key in _DESIGN_KEYS if key not in d]
+    if missing:
+        raise ValueError(f"design {name!r}: missing required key {missing[0]!r} (required keys: {list(_DESIGN_KEYS)})")
+    for key in _DESIGN_KEYS:
+        if not isinstance(d[key], Mapping):
+            raise ValueError(f"design {name!r}: {key!r} must be an object, got {type(d[key]).__name__}")
+    nc = d.get("nc", {})
+    unknown = sorted(set(nc) - set(d.get("bom", {})))
+    if unknown:
+        raise ValueError(f"design {name!r}: no-connect list names unknown component {unknown[0]!r}")
+    bom = {r: _place(r, part, parts, nc.get(r, ())) for r, part in d["bom"].items()}
+    intent: dict[str, tuple[PinRef, ...]] = {}
+    seen: dict[PinRef, str] = {}
+    for net, members in d["nets"].items():
+        refs = []
+        for ref in members:
+            r, p = parse_pin_ref(ref, f"net {net!r} member")
+            if r not in bom or p not in bom[r].pins:
+                raise ValueError(f"design {name!r}: net {net!r} names nonexistent pin {ref!r}")
+            if (r, p) in seen:
+                raise ValueError(f"design {name!r}: pin {ref!r} is on nets {seen[(r, p)]!r} and {net!r}")
+            seen[(r, p)] = net
+            refs.append((r, p))
+        intent[net] = tuple(refs)
+    rails = tuple(d.get("rails", ()))
+    ground = d.get("ground", "GND")
+    for n in (*rails, ground):
+        if n not in intent:
+            raise ValueError(f"design {name!r}: rail {n!r} is not one of the design's nets")
+    plan = []
+    for a, b in d.get("plan", ()):
+        for r in (a, b):
+            if r not in bom:
+                raise ValueError(f"design {name!r}: plan names unknown component {r!r}")
+        plan.append((a, b))
+    assertions = check_assertions(d.get("assertions", ()), bom, intent, rules)
+    return DesignSpec(name, d.get("tier", ""), d.get("domain", ""), d.get("text", ""), bom, rails, ground, intent,
+                      tuple(plan), tuple(assertions), parts)
+
+
+@cites(TOPOSCOPE)
+def load_benchmark(path: str | Path | None = None) -> list[DesignSpec]:
+    """The shipped benchmark designs (or those of another JSON file with ``parts`` and ``designs``)."""
+    data = _data() if path is None else json.loads(Path(path).read_text())
+    missing = [key for key in ("parts", "designs") if not isinstance(data, Mapping) or key not in data]
+    if missing:
+        raise ValueError(f"benchmark JSON {str(path)!r}: missing required key {missing[0]!r} (required keys: "
+                         f"['parts', 'designs'])")
+    parts = load_parts() if path is None else {
+        n: component_from_dict(n, p | {"part": n}) for n, p in data["parts"].items()}
+    return [design_from_dict(d, parts) for d in data["designs"]]
+
+
+@cites(TOPOSCOPE)
+def toy_schematic() -> Schematic:
+    """The held-out toy schematic: a 3.3 V LDO board with an I2C sensor, header and LED, carrying exactly three
+    planted violations: ``U2.ADDR`` floating, LED ``D1`` without series resistor, no pull-up on ``U2.SCL``."""
+    d = _data()["toy"]
+    parts = _parts_cached()
+    comps = {r: _place(r, part, parts) for r, part in d["components"].items()}
+    nets = {n: {parse_pin_ref(x) for x in m} for n, m in d["nets"].items()}
+    return Schematic(comps, nets, set(d["rails"]))
+
+
+@cites(TOPOSCOPE)
+def random_schematic(seed: int, n_components: int = 8, *, p_connect: float = 0.8) -> Schematic:
+    """A random schematic of ``n_components`` library parts (the MCU at most once): nets ``GND``, ``3V3``
+    (a listed rail) and ``N0..``; ground pins go to ``GND`` and power pins to ``3V3`` or a random net, other
+    pins to a random net, each with probability ``p_connect``. Used to cross-check matchers."""
+    check_int(seed, "seed", min_value=0)
+    check_int(n_components, "n_components", min_value=1)
+    rng = np.random.default_rng(seed)
+    parts = _parts_cached()
+    names = sorted(p for p in parts if p != "mcu")
+    weights = np.array([3.0 if parts[p].ctype in ("capacitor", "resistor") else 1.0 for p in names])
+    chosen = [str(x) for x in rng.choice(names, size=n_components, p=weights / weights.sum())]
+    if n_components >= 6 and rng.random() < 0.3:
+        chosen[0] = "mcu"
+    comps = {f"X{i}": _place(f"X{i}", part, parts) for i, part in enumerate(chosen)}
+    n_nets = int(rng.integers(2, 2 + n_components // 2))
+    nets: dict[str, set[PinRef]] = {n: set() for n in ["GND", "3V3", *(f"N{j}" for j in range(n_nets))]}
+    pool = sorted(nets)
+    for r, c in comps.items():
+        for p, pin in c.pins.items():
+            if rng.random() > p_connect:
+                continue
+            if pin.role == "ground" and rng.random() < 0.8:
+                net = "GND"
+            elif pin.role in ("power_in", "power_out") and rng.random() < 0.6:
+                net = "3V3"
+            else:
+                net = pool[int(rng.integers(len(pool)))]
+            nets[net].add((r, p))
+    return Schematic(comps, nets, {"3V3"})

@@ -1,0 +1,300 @@
+r"""FACTS Leaderboard scoring: short-form, multimodal and grounding metrics, split combination, the suite score
+and bootstrap confidence intervals.
+
+Paper: Cheng, Jacovi, Globerson, Golan, Kwong, Alberti, Tao, Ben-David, Tomar, Haas, Bitton, et al., Das, "The
+FACTS Leaderboard: A Comprehensive Benchmark for Large Language Model Factuality", arXiv:2512.10791 (2025); the
+grounding rules follow FACTS Grounding v1 (Jacovi et al., arXiv:2501.03200) and the short-form grading SimpleQA
+(Wei et al., arXiv:2411.04368). No official scoring code was located: the formulas are this port's reading
+of the paper's front matter and announcement, "reconstructed" where noted.
+
+Short-form (Parametric, Search), verdicts ``y_i`` in {correct = 0, incorrect = 1, not_attempted = 2}, counts
+``C, I, A``, ``n = C + I + A``::
+
+    accuracy = C / n,  attempted = (C + I) / n,  hedging = A / n,
+    attempted_accuracy = C / (C + I)  (0 if C + I = 0),
+    F1 = 2 acc att_acc / (acc + att_acc)  (0 if both are 0)
+
+Multimodal: coverage ``kappa_i`` and no-contradiction ``nu_i`` in {0, 1}, ``accuracy = mean_i kappa_i nu_i``.
+Grounding (judges ``j = 1..J``): eligibility ``e_ij`` and grounding ``g_ij`` in {0, 1}; ineligible answers stay in
+the denominator::
+
+    s_j = (1/n) sum_i e_ij g_ij,   score = (1/J) sum_j s_j,
+    eligibility="any_judge":  e_ij <- min_j' e_ij'  (disqualified if any judge says ineligible)
+
+Several judges on a short-form or multimodal benchmark: every metric per judge, then the mean over judges.
+Splits (reconstructed default): ``score_b = (score_b^public + score_b^private) / 2``; ``mode="pooled"`` weights by
+the item counts. Suite: ``FACTS = (1/4) sum_{b in {multimodal, parametric, search, grounding}} score_b``.
+Uncertainty: percentile bootstrap over items (B = 1000, 95 %); the suite's interval resamples every benchmark and
+split independently (joint bootstrap).
+
+Every metric is ``jnp``, jit- and vmap-compatible (vmap over models); a ``mask`` (1 = real item) lets padded
+item axes share one shape, and metrics are computed over ``mask == 1`` only.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxlab.core.citations import cites
+from jaxlab.core.types import Array, Float, Int, Key
+from jaxlab.core.validation import as_array, check_in_range, check_int, is_concrete, value_check
+from jaxlab.eval.facts.papers import FACTS, GROUNDING, SIMPLEQA
+
+__all__ = [
+    "SUBBENCHMARKS",
+    "VERDICT",
+    "bootstrap_ci",
+    "combine_splits",
+    "facts_score",
+    "facts_score_ci",
+    "grounding_score",
+    "multimodal_metrics",
+    "shortform_metrics",
+]
+
+VERDICT = {"correct": 0, "incorrect": 1, "not_attempted": 2}
+"""Integer codes of the short-form verdicts."""
+
+SUBBENCHMARKS = ("multimodal", "parametric", "search", "grounding")
+"""The four sub-leaderboards averaged by the FACTS score."""
+
+
+def _check_values(x: Array, name: str, allowed: tuple[int, ...]) -> Array:
+    """``x``, checked to hold only codes in ``allowed`` (eagerly, and under ``jit`` at run time)."""
+    codes = np.asarray(allowed)
+    return value_check(x, lambda a: ~jnp.isin(a, codes), f"{name} must take values in {set(allowed)}")
+
+
+def _codes(x: Any, name: str, allowed: tuple[int, ...]) -> Array:
+    """Integer or boolean item codes of rank 1 (n,) or 2 (J, n), checked against ``allowed``."""
+    arr = as_array(x, name, kind="number", ndim=(1, 2))
+    if jnp.issubdtype(arr.dtype, jnp.floating) or jnp.issubdtype(arr.dtype, jnp.complexfloating):
+        if not is_concrete(arr) or not np.all(np.mod(np.asarray(arr), 1) == 0):
+            raise TypeError(f"{name} must hold integer codes (an int or bool array), got dtype {arr.dtype}")
+    arr = _check_values(arr, name, allowed)
+    if arr.shape[-1] == 0:
+        raise ValueError(f"{name} must have at least one item (n >= 1), got shape {tuple(arr.shape)}")
+    if arr.ndim == 2 and arr.shape[0] == 0:
+        raise ValueError(f"{name} must have at least one judge (J >= 1), got shape {tuple(arr.shape)}")
+    return arr
+
+
+def _mask(mask: Any, n: int) -> Array:
+    if mask is None:
+        return jnp.ones((n,), jnp.result_type(float))
+    m = as_array(mask, "mask", kind="number", ndim=1, shape=(n,))
+    m = _check_values(m, "mask", (0, 1))
+    m = value_check(m, lambda a: ~jnp.any(a != 0), "mask must select at least one item, got all zeros")
+    return m.astype(jnp.result_type(float))
+
+
+def _per_judge(fn: Callable[[Array], dict[str, Array]], arr: Array) -> dict[str, Array]:
+    if arr.ndim == 1:
+        return fn(arr)
+    return {k: v.mean(0) for k, v in jax.vmap(fn)(arr).items()}
+
+
+def _safe_div(a: Array, b: Array) -> Array:
+    return jnp.where(b > 0, a / jnp.where(b > 0, b, 1), 0.0)
+
+
+@cites(FACTS, SIMPLEQA)
+def shortform_metrics(verdicts: Int[Array, "*J n"], mask: Float[Array, " n"] | None = None) -> dict[str, Array]:
+    """Accuracy, attempted rate, hedging rate, attempted-accuracy and F1 of SimpleQA-style verdicts
+    (``VERDICT`` codes), over ``mask == 1``; ``verdicts (J, n)``: per judge, then the mean over judges."""
+    v = _codes(verdicts, "verdicts", tuple(VERDICT.values()))
+    w = _mask(mask, v.shape[-1])
+
+    def one(vj):
+        c, i, a = (jnp.sum(w * (vj == code)) for code in (0, 1, 2))
+        n = c + i + a
+        acc, att_acc = c / n, _safe_div(c, c + i)
+        return {
+            "accuracy": acc,
+            "attempted": (c + i) / n,
+            "hedging": a / n,
+            "attempted_accuracy": att_acc,
+            "f1": _safe_div(2 * acc * att_acc, acc + att_acc),
+        }
+
+    return _per_judge(one, v)
+
+
+@cites(FACTS)
+def multimodal_metrics(
+    coverage: Int[Array, "*J n"], no_contradiction: Int[Array, "*J n"], mask: Float[Array, " n"] | None = None
+) -> dict[str, Array]:
+    """``accuracy = mean(kappa * nu)``, coverage rate and no-contradiction rate over ``mask == 1`` (per judge and
+    averaged when the inputs are ``(J, n)``)."""
+    kappa = _codes(coverage, "coverage", (0, 1))
+    nu = _codes(no_contradiction, "no_contradiction", (0, 1))
+    if kappa.shape != nu.shape:
+        raise ValueError(f"coverage and no_contradiction must have the same shape, got {kappa.shape} and {nu.shape}")
+    w = _mask(mask, kappa.shape[-1])
+
+    def one(kn):
+        k, c = kn[0], kn[1]
+        n = jnp.sum(w)
+        return {
+            "accuracy": jnp.sum(w * k * c) / n,
+            "coverage": jnp.sum(w * k) / n,
+            "no_contradiction": jnp.sum(w * c) / n,
+        }
+
+    if kappa.ndim == 1:
+        return one(jnp.stack([kappa, nu]))
+    return {k: v.mean(0) for k, v in jax.vmap(one)(jnp.stack([kappa, nu], 1)).items()}
+
+
+@cites(FACTS, GROUNDING)
+def grounding_score(
+    eligible: Int[Array, "J n"],
+    grounded: Int[Array, "J n"],
+    eligibility: str = "per_judge",
+    mask: Float[Array, " n"] | None = None,
+) -> Float[Array, ""]:
+    """Grounding sub-score ``(1/J) sum_j (1/n) sum_i e_ij g_ij`` (ineligible answers count as inaccurate);
+    ``eligibility="any_judge"`` uses ``min_j e_ij`` for every judge."""
+    e = _codes(eligible, "eligible", (0, 1))
+    g = _codes(grounded, "grounded", (0, 1))
+    if e.ndim != 2 or g.ndim != 2:
+        raise ValueError(f"eligible and grounded must be (J, n), got shapes {tuple(e.shape)} and {tuple(g.shape)}")
+    if e.shape != g.shape:
+        raise ValueError(f"eligible and grounded must have the same shape (J, n), got {e.shape} and {g.shape}")
+    if eligibility not in ("per_judge", "any_judge"):
+        raise ValueError(f"eligibility must be 'per_judge' or 'any_judge', got {eligibility!r}")
+    w = _mask(mask, e.shape[1])
+    if eligibility == "any_judge":
+        e = jnp.broadcast_to(jnp.min(e, 0), e.shape)
+    per_judge = jnp.sum(w * e * g, 1) / jnp.sum(w)
+    return jnp.mean(per_judge)
+
+
+@cites(FACTS)
+def combine_splits(
+    public: Any, private: Any, n_public: Any = None, n_private: Any = None, mode: str = "mean"
+) -> Float[Array, "..."]:
+    """Combine a benchmark's public and private scores: their mean (``mode="mean"``, default) or the item-weighted
+    pool ``(n_pub s_pub + n_priv s_priv) / (n_pub + n_priv)`` (``mode="pooled"``, needs both counts)."""
+    public = check_in_range(as_array(public, "public"), "public", 0.0, 1.0)
+    private = check_in_range(as_array(private, "private"), "private", 0.0, 1.0)
+    if mode == "mean":
+        return (public + private) / 2
+    if mode != "pooled":
+        raise ValueError(f"mode must be 'mean' or 'pooled', got {mode!r}")
+    if n_public is None or n_private is None:
+        raise ValueError("mode='pooled' needs n_public and n_private (item counts of the two splits)")
+    n_pub = check_in_range(as_array(n_public, "n_public", kind="number"), "n_public", 0.0)
+    n_priv = check_in_range(as_array(n_private, "n_private", kind="number"), "n_private", 0.0)
+    n_pub, n_priv = value_check((n_pub, n_priv), lambda n: n[0] + n[1] <= 0, "n_public + n_private must be > 0")
+    return (n_pub * public + n_priv * private) / (n_pub + n_priv)
+
+
+def _check_keys(subscores: Mapping[str, Any], name: str) -> None:
+    if not isinstance(subscores, Mapping):
+        raise TypeError(f"{name} must be a dict keyed by {SUBBENCHMARKS}, got {type(subscores).__name__}")
+    keys = set(subscores)
+    missing, extra = set(SUBBENCHMARKS) - keys, keys - set(SUBBENCHMARKS)
+    if missing or extra:
+        raise ValueError(
+            f"{name} must have exactly the keys {SUBBENCHMARKS}, got missing {sorted(missing)} and "
+            f"extra {sorted(extra)}"
+        )
+
+
+@cites(FACTS)
+def facts_score(subscores: Mapping[str, Any]) -> Float[Array, "..."]:
+    """FACTS score: the mean of the four sub-scores (``SUBBENCHMARKS``, exactly these keys)."""
+    _check_keys(subscores, "subscores")
+    vals = [check_in_range(as_array(subscores[b], f"subscores[{b!r}]"), f"subscores[{b!r}]", 0.0, 1.0)
+            for b in SUBBENCHMARKS]
+    return sum(vals[1:], vals[0]) / 4
+
+
+def _quantiles(stats: Array, level: float) -> tuple[Array, Array]:
+    q = jnp.quantile(stats, jnp.array([(1 - level) / 2, (1 + level) / 2]), axis=0)
+    return q[0], q[1]
+
+
+def _resample(key: Key, n_boot: int, n: int) -> Array:
+    # 32 random bits modulo n: a relative bias below n / 2**32, and about twice as fast on CPU as randint under x64
+    return (jax.random.bits(key, (n_boot, n), jnp.uint32) % jnp.uint32(n)).astype(jnp.int32)
+
+
+def _check_boot(n_boot: int, level: float) -> int:
+    n_boot = check_int(n_boot, "n_boot", min_value=2)
+    check_in_range(level, "level", 0.0, 1.0, lo_open=True, hi_open=True)
+    return n_boot
+
+
+@cites(FACTS)
+def bootstrap_ci(
+    key: Key,
+    per_item: Float[Array, "n ..."],
+    stat_fn: Callable[[Array], Array] = jnp.mean,
+    n_boot: int = 1000,
+    level: float = 0.95,
+) -> tuple[Array, Array]:
+    """Percentile bootstrap interval of ``stat_fn(per_item)``: ``n_boot`` resamples of the items (axis 0) with
+    replacement, evaluated in one ``vmap``; returns ``(lo, hi)``."""
+    per_item = as_array(per_item, "per_item", kind="number")
+    if per_item.ndim < 1 or per_item.shape[0] == 0:
+        raise ValueError(f"per_item must have at least one item on axis 0, got shape {tuple(per_item.shape)}")
+    n_boot = _check_boot(n_boot, level)
+    n = per_item.shape[0]
+    stats = jax.vmap(lambda i: stat_fn(per_item[i]))(_resample(key, n_boot, n))
+    return _quantiles(stats, level)
+
+
+def _suite_of_parts(parts, mode):
+    subs = {}
+    for k, b in enumerate(SUBBENCHMARKS):
+        pub, priv = parts[2 * k], parts[2 * k + 1]
+        subs[b] = combine_splits(pub.mean(), priv.mean(), pub.shape[0], priv.shape[0], mode=mode)
+    return facts_score(subs)
+
+
+@functools.partial(jax.jit, static_argnums=2)
+def _joint_bootstrap(arrays, idx, mode):
+    stats = jax.vmap(lambda *ii: _suite_of_parts([a[i] for a, i in zip(arrays, ii, strict=True)], mode))(*idx)
+    return _suite_of_parts(arrays, mode), stats
+
+
+@cites(FACTS)
+def facts_score_ci(
+    key: Key,
+    items: Mapping[str, tuple[Any, Any]],
+    n_boot: int = 1000,
+    level: float = 0.95,
+    mode: str = "mean",
+) -> tuple[Array, Array, Array]:
+    """FACTS score and its joint percentile-bootstrap interval.
+
+    ``items[b] = (public, private)`` per-item scores of benchmark ``b`` (a correct indicator for short-form,
+    ``kappa nu`` for multimodal, the judge-mean of ``e g`` for grounding), so that the split score is their mean.
+    Every benchmark and split is resampled independently. Returns ``(score, lo, hi)``.
+    """
+    _check_keys(items, "items")
+    n_boot = _check_boot(n_boot, level)
+    arrays = []
+    for b in SUBBENCHMARKS:
+        pair = items[b]
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise ValueError(f"items[{b!r}] must be a (public, private) pair of per-item scores")
+        for split, a in zip(("public", "private"), pair, strict=True):
+            arr = as_array(a, f"items[{b!r}] {split}", ndim=1)
+            if arr.shape[0] == 0:
+                raise ValueError(f"items[{b!r}] {split} must have at least one item")
+            arrays.append(check_in_range(arr, f"items[{b!r}] {split}", 0.0, 1.0))
+
+    keys = jax.random.split(key, len(arrays))
+    idx = tuple(_resample(k, n_boot, a.shape[0]) for k, a in zip(keys, arrays, strict=True))
+    score, stats = _joint_bootstrap(tuple(arrays), idx, mode)
+    lo, hi = _quantiles(stats, level)
+    return score, lo, hi
