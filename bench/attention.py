@@ -1,4 +1,4 @@
-"""Benchmark of softmax attention with mean pooling (jaxlab.attention) against flax.nnx and numpy.
+"""Benchmark of softmax attention with mean pooling (jaxlab.attention.pe_spread) against flax.nnx and numpy.
 
 Same work in one process, float32: multi-head attention on ``x + E`` (sinusoidal PE), mean over tokens, then
 the output projection (``mean(MHA(x)) = mean(heads) W_o``). Peers: ``flax.nnx.MultiHeadAttention`` loaded
@@ -21,8 +21,8 @@ import jax.numpy as jnp
 import numpy as np
 from flax import nnx
 
-from jaxlab.attention.attention import MeanPoolAttention, attention_mean_pool
-from jaxlab.attention.pe import sinusoidal_pe
+from jaxlab.attention.pe_spread.attention import MeanPoolAttention, attention_mean_pool
+from jaxlab.attention.pe_spread.pe import sinusoidal_pe
 from jaxlab.core.bench import calibration_gflops, emit, time_fn
 
 H = 4

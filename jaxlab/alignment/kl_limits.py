@@ -3,7 +3,7 @@ r"""Limits of KL-regularised alignment: the reward–KL frontier, best-of-N, pro
 Paper: L. Monteiro Paes, N. Mackraz, B.-J. Theobald, F. Danieli, "Theoretical Limits of Language Model
 Alignment", arXiv:2605.07105. Only its abstract was available; tags below say where each formula comes from:
 **[paper]** stated in the abstract, **[prior]** from cited prior work, **[derived]** derived for jaxlab
-(spec ``alignment_limits.md`` §3) and checked numerically, not taken from the paper's text.
+and checked numerically, not taken from the paper's text.
 
 Setting (one prompt): outputs ``y`` in a finite space of size ``V``, base policy ``π₀`` given as
 log-probabilities ``log_pi0``, reward ``r``. With ``λ = 1/β`` and the reward cumulant generating function
@@ -46,9 +46,26 @@ from jax.scipy.special import digamma, logsumexp
 from jax.scipy.stats import norm
 from jaxtyping import Array, Float
 
-from jaxlab.core.citations import cites, register_paper
+from jaxlab.alignment.papers import BEIRAMI, GAO, MONTEIRO_PAES, MROUEH, YANG
+from jaxlab.alignment.policy import (
+    check_count,
+    check_penalty,
+    check_problem,
+    check_rewards,
+    check_samples,
+    kl_divergence,
+)
+from jaxlab.core.citations import cites
 from jaxlab.core.sorting import sort_floats
-from jaxlab.core.validation import as_array, check_in_range, check_int, check_ndim, is_concrete
+from jaxlab.core.validation import (
+    as_array,
+    check_in_range,
+    check_int,
+    check_ndim,
+    error_if,
+    is_concrete,
+    value_check,
+)
 
 __all__ = [
     "FrontierPoint",
@@ -82,43 +99,6 @@ __all__ = [
     "uniform_frontier",
 ]
 
-register_paper("monteiropaes2026limits", """@article{monteiropaes2026limits,
-  title = {Theoretical Limits of Language Model Alignment},
-  author = {Monteiro Paes, Lucas and Mackraz, Natalie and Theobald, Barry-John and Danieli, Federico},
-  journal = {arXiv preprint arXiv:2605.07105},
-  year = {2026}
-}""")
-register_paper("beirami2024bon", """@inproceedings{beirami2024bon,
-  title = {Theoretical Guarantees on the Best-of-n Alignment Policy},
-  author = {Beirami, Ahmad and Agarwal, Alekh and Berant, Jonathan and D'Amour, Alexander
-            and Eisenstein, Jacob and Nagpal, Chirag and Suresh, Ananda Theertha},
-  booktitle = {International Conference on Machine Learning},
-  note = {arXiv:2401.01879},
-  year = {2025}
-}""")
-register_paper("yang2024asymptotics", """@article{yang2024asymptotics,
-  title = {Asymptotics of Language Model Alignment},
-  author = {Yang, Joy Qiping and Salamatian, Salman and Sun, Ziteng and Suresh, Ananda Theertha
-            and Beirami, Ahmad},
-  journal = {arXiv preprint arXiv:2404.01730},
-  year = {2024}
-}""")
-register_paper("gao2023overoptimization", """@inproceedings{gao2023overoptimization,
-  title = {Scaling Laws for Reward Model Overoptimization},
-  author = {Gao, Leo and Schulman, John and Hilton, Jacob},
-  booktitle = {International Conference on Machine Learning},
-  note = {arXiv:2210.10760},
-  year = {2023}
-}""")
-register_paper("mroueh2024alignment", """@article{mroueh2024alignment,
-  title = {Information Theoretic Guarantees For Policy Alignment In Large Language Models},
-  author = {Mroueh, Youssef},
-  journal = {arXiv preprint arXiv:2406.05883},
-  year = {2024}
-}""")
-
-_PAPER = "monteiropaes2026limits"
-_NORM_ATOL = 1e-6
 
 
 class FrontierPoint(NamedTuple):
@@ -161,65 +141,14 @@ class ProxyGap(NamedTuple):
 
 
 # ----------------------------------------------------------------------------------------------------------
-# Boundary checks (value checks on concrete inputs only; under jit/vmap only shapes and dtypes are checked)
-
-
-def _rewards(r, name: str = "r", ndim=1) -> jax.Array:
-    return as_array(r, name, ndim=ndim, kind="float", finite=True)
-
-
-def _log_policy(log_pi0, r=None) -> jax.Array:
-    log_pi0 = as_array(log_pi0, "log_pi0", ndim=1, kind="float")
-    if log_pi0.shape[0] < 1:
-        raise ValueError("log_pi0 must have at least one entry, got shape (0,)")
-    if r is not None and r.shape != log_pi0.shape:
-        raise ValueError(f"r must have the shape of log_pi0 {tuple(log_pi0.shape)}, got shape "
-                         f"{tuple(r.shape)}")
-    if is_concrete(log_pi0):
-        a = np.asarray(log_pi0, dtype=np.float64)
-        if np.any(np.isnan(a)) or np.any(a == np.inf):
-            raise ValueError("log_pi0 must be log-probabilities (no NaN or +inf), got NaN or +inf entries")
-        lse = float(np.logaddexp.reduce(a))
-        if not abs(lse) <= _NORM_ATOL:
-            raise ValueError(f"log_pi0 must be normalised (|logsumexp(log_pi0)| <= {_NORM_ATOL}), got "
-                             f"logsumexp = {lse:.3g}; jaxlab does not renormalise silently")
-    return log_pi0
-
-
-def _problem(log_pi0, r):
-    """Validated ``(log_pi0, r)`` of one prompt: normalised log-probabilities and finite float rewards."""
-    r = _rewards(r)
-    return _log_policy(log_pi0, r), r
-
-
-def _beta(beta, name: str = "beta", ndim=0) -> jax.Array:
-    beta = as_array(beta, name, ndim=ndim, kind="float")
-    check_in_range(beta, name, 0.0, math.inf, lo_open=True, hi_open=True)
-    return beta
-
-
-def _count(n, name: str, ndim=0) -> jax.Array:
-    """A best-of-N count >= 1 (traced values allowed, so N can be vmapped)."""
-    n = as_array(n, name, ndim=ndim, kind="number")
-    check_in_range(n, name, 1.0, math.inf, hi_open=True)
-    return n.astype(jnp.result_type(float)) if not jnp.issubdtype(n.dtype, jnp.floating) else n
-
-
-def _at_least_two(r, name: str = "r") -> None:
-    if r.shape[-1] < 2:
-        raise ValueError(f"{name} must hold at least 2 samples along its last axis, got shape "
-                         f"{tuple(r.shape)}")
-
-
-# ----------------------------------------------------------------------------------------------------------
 # Exact frontier on a finite output space
 
 
-@cites("yang2024asymptotics", _PAPER)
+@cites(YANG, MONTEIRO_PAES)
 def tilted_log_policy(log_pi0: Float[Array, " V"], r: Float[Array, " V"], beta) -> Float[Array, " V"]:
     """``log π_β = log_softmax(log π₀ + r/β)``, the maximiser of ``E_π[r] − β KL(π‖π₀)`` [prior]."""
-    log_pi0, r = _problem(log_pi0, r)
-    beta = _beta(beta)
+    log_pi0, r = check_problem(log_pi0, r)
+    beta = check_penalty(beta)
     return _tilt(log_pi0, r, beta)
 
 
@@ -228,31 +157,24 @@ def _tilt(log_pi0, r, beta):
     return jax.nn.log_softmax(log_pi0 + r / beta)
 
 
-def _kl(log_p, log_q):
-    """KL(p‖q) for log-probability vectors; entries with p = 0 contribute 0 (also where q = 0 there)."""
-    p = jnp.exp(log_p)
-    diff = jnp.where(p > 0, log_p - log_q, 0.0)
-    return jnp.sum(p * diff)
-
-
 @jax.jit
 def _frontier_point(log_pi0, r, beta):
     log_pi = _tilt(log_pi0, r, beta)
     pi0, pi = jnp.exp(log_pi0), jnp.exp(log_pi)
     mean0 = jnp.sum(pi0 * r)
     gain = jnp.sum(pi * (r - mean0))
-    kl = _kl(log_pi, log_pi0)
-    rkl = _kl(log_pi0, log_pi)
+    kl = kl_divergence(log_pi, log_pi0)
+    rkl = kl_divergence(log_pi0, log_pi)
     return FrontierPoint(beta, kl, rkl, kl + rkl, gain, mean0 + gain)
 
 
-@cites(_PAPER, "yang2024asymptotics")
+@cites(MONTEIRO_PAES, YANG)
 def frontier_point(log_pi0: Float[Array, " V"], r: Float[Array, " V"], beta) -> FrontierPoint:
     """Exact frontier point at ``beta``: KL, reverse KL and Jeffreys divergence between ``π_β`` and ``π₀`` and
     the reward gain, each computed from the two policies (so that ``gain = β·jeffreys`` [paper] is a checkable
     identity, not a definition)."""
-    log_pi0, r = _problem(log_pi0, r)
-    beta = _beta(beta)
+    log_pi0, r = check_problem(log_pi0, r)
+    beta = check_penalty(beta)
     return _frontier_point(log_pi0, r, beta)
 
 
@@ -299,22 +221,22 @@ def _frontier(log_pi0, r, betas):
     return FrontierPoint(betas, kl, rkl, kl + rkl, gain, mean0 + gain)
 
 
-@cites(_PAPER, "yang2024asymptotics")
+@cites(MONTEIRO_PAES, YANG)
 def frontier(log_pi0: Float[Array, " V"], r: Float[Array, " V"], betas: Float[Array, " B"]) -> FrontierPoint:
     """:func:`frontier_point` over a grid of penalties (fields of shape ``(B,)``), computed in one fused pass
     per β from the cumulant form of the module docstring (tests check it against :func:`frontier_point`)."""
-    log_pi0, r = _problem(log_pi0, r)
-    betas = _beta(betas, "betas", ndim=1)
+    log_pi0, r = check_problem(log_pi0, r)
+    betas = check_penalty(betas, "betas", ndim=1)
     return _frontier(log_pi0, r, betas)
 
 
-@cites(_PAPER)
+@cites(MONTEIRO_PAES)
 def covariance_gain(log_pi0: Float[Array, " V"], r: Float[Array, " V"], beta) -> Array:
     """Gain in the covariance form [paper] ``Cov_{π₀}(r, e^{r/β}) / E_{π₀}[e^{r/β}]`` (exact, finite space).
 
     ``e^{r/β}`` is computed as ``e^{(r − max r)/β}``, which leaves the ratio unchanged and cannot overflow."""
-    log_pi0, r = _problem(log_pi0, r)
-    return _covariance_gain(log_pi0, r, _beta(beta))
+    log_pi0, r = check_problem(log_pi0, r)
+    return _covariance_gain(log_pi0, r, check_penalty(beta))
 
 
 @jax.jit
@@ -325,11 +247,11 @@ def _covariance_gain(log_pi0, r, beta):
     return jnp.sum(pi0 * (r - mean_r) * (t - mean_t)) / mean_t
 
 
-@cites(_PAPER)
+@cites(MONTEIRO_PAES)
 def kl_max(log_pi0: Float[Array, " V"], r: Float[Array, " V"]) -> Array:
     """``KL_max = −ln π₀({y : r(y) = max_{π₀} r})`` (max over the support of π₀): the KL of the β → 0 limit of ``π_β``
     (0 for constant rewards)."""
-    log_pi0, r = _problem(log_pi0, r)
+    log_pi0, r = check_problem(log_pi0, r)
     return _kl_max(log_pi0, r)
 
 
@@ -344,7 +266,7 @@ def _kl_max(log_pi0, r):
 def _bisect_log_beta(log_pi0, r, eps, lo, hi, iters):
     def kl_at(log_beta):
         log_pi = _tilt(log_pi0, r, jnp.exp(log_beta))
-        return _kl(log_pi, log_pi0)
+        return kl_divergence(log_pi, log_pi0)
 
     def body(_, ab):
         a, b = ab
@@ -356,35 +278,41 @@ def _bisect_log_beta(log_pi0, r, eps, lo, hi, iters):
     return jnp.exp(0.5 * (a + b))
 
 
-@cites(_PAPER)
+@cites(MONTEIRO_PAES)
 def beta_for_kl(log_pi0: Float[Array, " V"], r: Float[Array, " V"], eps, *, lo: float = 1e-4, hi: float = 1e4,
                 iters: int = 100) -> Array:
     """The penalty ``β_ε`` with ``KL(π_β‖π₀) = ε``, by bisection in ``ln β`` over ``[lo, hi]``.
 
     ``KL(β)`` is strictly decreasing for non-constant rewards [derived], so the root is unique. A budget
-    ``ε ≥ KL_max`` has no root (the frontier ends at the β → 0 limit): with concrete inputs this raises
-    ``ValueError`` naming ``eps`` and ``KL_max``; under ``jit`` the result is clamped to ``lo`` (and a budget
-    below ``KL(hi)`` gives ``hi``). Constant rewards raise (``KL ≡ 0``).
+    ``ε ≥ KL_max`` has no root (the frontier ends at the β → 0 limit): it raises ``ValueError`` naming ``eps``
+    and ``KL_max`` (under ``jit``: a run-time error with the same text). A budget below ``KL(hi)`` gives
+    ``hi``. Constant rewards raise (``KL ≡ 0``).
     """
-    log_pi0, r = _problem(log_pi0, r)
+    log_pi0, r = check_problem(log_pi0, r)
     eps = as_array(eps, "eps", ndim=0, kind="float")
-    check_in_range(eps, "eps", 0.0, math.inf, hi_open=True)
+    eps = check_in_range(eps, "eps", 0.0, math.inf, hi_open=True)
     lo, hi = float(lo), float(hi)
     if not 0.0 < lo < hi < math.inf:
         raise ValueError(f"lo and hi must satisfy 0 < lo < hi < inf, got lo={lo}, hi={hi}")
     iters = check_int(iters, "iters", min_value=1)
+    constant = ("r must not be constant on the support of pi0 (KL(pi_beta || pi0) is 0 for every beta, so no "
+                "beta reaches a KL budget)")
+    unreachable = "eps must be < KL_max (the largest KL reachable by tilting, -ln pi0(argmax r))"
     if is_concrete((log_pi0, r, eps)):
-        kmax = float(_kl_max(log_pi0, r))
+        with jax.ensure_compile_time_eval():  # one scalar of each reaches the host, for the message
+            kmax, eps_value = float(_kl_max(log_pi0, r)), float(eps)
         if kmax <= 0.0:
-            raise ValueError("r must not be constant on the support of pi0 (KL(pi_beta || pi0) is 0 for "
-                             "every beta, so no beta reaches a KL budget)")
-        if float(eps) >= kmax:
+            raise ValueError(constant)
+        if eps_value >= kmax:
             raise ValueError(f"eps must be < KL_max = {kmax:.6g} (the largest KL reachable by tilting, "
-                             f"-ln pi0(argmax r)), got eps = {float(eps):.6g}")
+                             f"-ln pi0(argmax r)), got eps = {eps_value:.6g}")
+    else:
+        kmax = _kl_max(log_pi0, r)
+        eps = error_if(error_if(eps, kmax <= 0.0, constant), eps >= kmax, unreachable)
     return _bisect_log_beta(log_pi0, r, eps.astype(r.dtype), lo, hi, iters)
 
 
-@cites(_PAPER)
+@cites(MONTEIRO_PAES)
 def max_gain_at_kl(log_pi0: Float[Array, " V"], r: Float[Array, " V"], eps, **bisection) -> FrontierPoint:
     """Theorem A1 [derived]: the largest reward gain of any policy with ``KL(π‖π₀) ≤ ε`` is attained by
     ``π_{β_ε}``.
@@ -395,28 +323,28 @@ def max_gain_at_kl(log_pi0: Float[Array, " V"], r: Float[Array, " V"], eps, **bi
     return frontier_point(log_pi0, r, beta)
 
 
-@cites(_PAPER)
+@cites(MONTEIRO_PAES)
 def kl_regularized_objective(log_pi: Float[Array, " V"], log_pi0: Float[Array, " V"], r: Float[Array, " V"],
                              beta) -> Array:
     """``R_β(π) = E_π[r] − β KL(π‖π₀)`` for a policy given by its log-probabilities ``log_pi``."""
-    log_pi0, r = _problem(log_pi0, r)
+    log_pi0, r = check_problem(log_pi0, r)
     log_pi = as_array(log_pi, "log_pi", ndim=1, shape=r.shape, kind="float")
-    return _objective(log_pi, log_pi0, r, _beta(beta))
+    return _objective(log_pi, log_pi0, r, check_penalty(beta))
 
 
 @jax.jit
 def _objective(log_pi, log_pi0, r, beta):
-    return jnp.sum(jnp.exp(log_pi) * r) - beta * _kl(log_pi, log_pi0)
+    return jnp.sum(jnp.exp(log_pi) * r) - beta * kl_divergence(log_pi, log_pi0)
 
 
 # ----------------------------------------------------------------------------------------------------------
 # Best-of-N
 
 
-@cites("beirami2024bon", "gao2023overoptimization")
+@cites(BEIRAMI, GAO)
 def bon_kl_formula(n) -> Array:
     """``ln N − (N−1)/N``: KL(π_BoN‖π₀) for continuous rewards, an upper bound on finite spaces [prior]."""
-    n = _count(n, "n", ndim=(0, 1))
+    n = check_count(n, "n", ndim=(0, 1))
     return jnp.log(n) - (n - 1.0) / n
 
 
@@ -446,31 +374,31 @@ def _best_of_n(log_pi0, r, n):
     log_p_level = n * log_f_le + jnp.log(-jnp.expm1(n * (log_f_lt - log_f_le)))
     q_level = jax.ops.segment_sum(p_s, i_lt, num_segments=V, indices_are_sorted=True)[i_lt]
     log_bon_s = jnp.where(p_s > 0, lp_s + log_p_level - jnp.log(jnp.where(q_level > 0, q_level, 1.0)), -jnp.inf)
-    kl = _kl(log_bon_s, lp_s)
+    kl = kl_divergence(log_bon_s, lp_s)
     gain = jnp.sum((jnp.exp(log_bon_s) - p_s) * r_s)
     return jnp.empty_like(log_pi0).at[order].set(log_bon_s), kl, gain
 
 
-@cites("beirami2024bon", _PAPER)
+@cites(BEIRAMI, MONTEIRO_PAES)
 def best_of_n(log_pi0: Float[Array, " V"], r: Float[Array, " V"], n) -> tuple[Array, Array, Array]:
     """Exact best-of-N policy on a finite space, tie-aware [prior]: ``(log π_BoN, KL(π_BoN‖π₀), gain)``.
 
     The BoN output's reward level ``j`` has probability ``F_j^N − F_{j−1}^N`` (``F`` the π₀-CDF of the reward
     levels); inside a level the mass is split ∝ π₀ (uniform tie-breaking). ``n`` may be a traced float ≥ 1.
     """
-    log_pi0, r = _problem(log_pi0, r)
-    n = _count(n, "n")
+    log_pi0, r = check_problem(log_pi0, r)
+    n = check_count(n, "n")
     return _best_of_n(log_pi0, r, n.astype(r.dtype))
 
 
 _GRID = 4001  # trapezoid nodes on [−12, 12]: the integrand is smooth and decays like a Gaussian
 
 
-@cites("beirami2024bon", "gao2023overoptimization")
+@cites(BEIRAMI, GAO)
 def gaussian_bon_gain(n, sigma=1.0) -> Array:
     """``σ e_N`` with ``e_N = E[max of N standard normals] = ∫ z N φ(z) Φ(z)^{N−1} dz`` (trapezoid rule)."""
-    n = _count(n, "n")
-    return _gaussian_bon_gain(n, _beta(sigma, "sigma").astype(n.dtype))
+    n = check_count(n, "n")
+    return _gaussian_bon_gain(n, check_penalty(sigma, "sigma").astype(n.dtype))
 
 
 @jax.jit
@@ -480,17 +408,17 @@ def _gaussian_bon_gain(n, sigma):
     return sigma * jnp.trapezoid(z * jnp.exp(log_density), z)
 
 
-@cites("beirami2024bon")
+@cites(BEIRAMI)
 def uniform_bon_gain(n) -> Array:
     """Best-of-N gain for ``r ~ U(0, 1)`` under π₀: ``N/(N+1) − 1/2`` [prior]."""
-    n = _count(n, "n", ndim=(0, 1))
+    n = check_count(n, "n", ndim=(0, 1))
     return n / (n + 1.0) - 0.5
 
 
-@cites("beirami2024bon")
+@cites(BEIRAMI)
 def exponential_bon_gain(n) -> Array:
     """Best-of-N gain for ``r ~ Exp(1)`` under π₀: ``H_N − 1 = ψ(N+1) + γ − 1`` [prior]."""
-    n = _count(n, "n", ndim=(0, 1))
+    n = check_count(n, "n", ndim=(0, 1))
     return digamma(n + 1.0) + np.euler_gamma - 1.0
 
 
@@ -502,12 +430,12 @@ def _point(beta, kl, rkl, gain, expected):
     return FrontierPoint(beta, kl, rkl, kl + rkl, gain, expected)
 
 
-@cites(_PAPER, "mroueh2024alignment")
+@cites(MONTEIRO_PAES, MROUEH)
 def gaussian_frontier(sigma, beta, *, mu=0.0) -> FrontierPoint:
     """``r ~ N(μ, σ²)`` under π₀: ``gain = σ²/β``, ``KL = rKL = σ²/(2β²)``, so
     ``gain = σ sqrt(2 KL)`` exactly."""
-    sigma = _beta(sigma, "sigma")
-    beta = _beta(beta, "beta", ndim=(0, 1))
+    sigma = check_penalty(sigma, "sigma")
+    beta = check_penalty(beta, "beta", ndim=(0, 1))
     mu = as_array(mu, "mu", ndim=0, finite=True)
     return _gaussian_frontier(sigma, beta, mu)
 
@@ -519,13 +447,13 @@ def _gaussian_frontier(sigma, beta, mu):
     return _point(beta, kl, kl, gain, mu + gain)
 
 
-@cites(_PAPER)
+@cites(MONTEIRO_PAES)
 def bernoulli_frontier(p, beta) -> FrontierPoint:
     """``r ∈ {0, 1}`` with ``π₀(r = 1) = p``: ``q = p e^λ/(p e^λ + 1 − p)``, ``gain = q − p``,
     ``KL = kl_Bern(q‖p)``, ``rKL = kl_Bern(p‖q)``."""
     p = as_array(p, "p", ndim=0)
-    check_in_range(p, "p", 0.0, 1.0, lo_open=True, hi_open=True)
-    return _bernoulli_frontier(p, _beta(beta, "beta", ndim=(0, 1)))
+    p = check_in_range(p, "p", 0.0, 1.0, lo_open=True, hi_open=True)
+    return _bernoulli_frontier(p, check_penalty(beta, "beta", ndim=(0, 1)))
 
 
 @jax.jit
@@ -539,12 +467,12 @@ def _bernoulli_frontier(p, beta):
     return _point(beta, kl_bern(q, p), kl_bern(p, q), q - p, q)
 
 
-@cites(_PAPER)
+@cites(MONTEIRO_PAES)
 def exponential_frontier(beta) -> FrontierPoint:
     """``r ~ Exp(1)`` under π₀ (``β > 1``, so ``λ < 1``): ``gain = λ/(1−λ)``, ``KL = λ/(1−λ) + ln(1−λ)``,
     ``rKL = −ln(1−λ) − λ``."""
     beta = as_array(beta, "beta", ndim=(0, 1))
-    check_in_range(beta, "beta", 1.0, math.inf, lo_open=True, hi_open=True)
+    beta = check_in_range(beta, "beta", 1.0, math.inf, lo_open=True, hi_open=True)
     return _exponential_frontier(beta)
 
 
@@ -555,11 +483,11 @@ def _exponential_frontier(beta):
     return _point(beta, gain + jnp.log1p(-lam), -jnp.log1p(-lam) - lam, gain, 1.0 + gain)
 
 
-@cites(_PAPER)
+@cites(MONTEIRO_PAES)
 def uniform_frontier(beta) -> FrontierPoint:
     """``r ~ U(0, 1)`` under π₀: ``Λ(λ) = ln((e^λ − 1)/λ)``, ``Λ'(λ) = 1/(1 − e^{−λ}) − 1/λ``,
     ``Λ'(0) = 1/2``."""
-    return _uniform_frontier(_beta(beta, "beta", ndim=(0, 1)))
+    return _uniform_frontier(check_penalty(beta, "beta", ndim=(0, 1)))
 
 
 @jax.jit
@@ -603,35 +531,34 @@ def _sample_point(r, beta):
     return jax.tree.map(lambda a: a[..., 0], _sample_frontier(r, jnp.reshape(beta, (1,))))
 
 
-@cites(_PAPER)
+@cites(MONTEIRO_PAES)
 def gain_from_samples(r: Float[Array, "... n"], beta) -> Array:
     """``ĝain(β) = Σ_i w_i r_i − r̄`` with ``w = softmax(r/β)`` over the last axis
     (= the sample covariance form)."""
-    r = _rewards(r, ndim=(1, 2))
-    _at_least_two(r)
-    return _sample_point(r, _beta(beta)).gain
+    r = check_rewards(r, ndim=(1, 2))
+    check_samples(r)
+    return _sample_point(r, check_penalty(beta)).gain
 
 
-@cites(_PAPER)
+@cites(MONTEIRO_PAES)
 def kl_from_samples(r: Float[Array, "... n"], beta) -> Array:
     """``K̂L(β) = Σ_i w_i ln(n w_i) ∈ [0, ln n]``, the KL of the tilted weights from uniform."""
-    r = _rewards(r, ndim=(1, 2))
-    _at_least_two(r)
-    return _sample_point(r, _beta(beta)).kl
+    r = check_rewards(r, ndim=(1, 2))
+    check_samples(r)
+    return _sample_point(r, check_penalty(beta)).kl
 
 
-@cites(_PAPER)
+@cites(MONTEIRO_PAES)
 def default_betas(r, num: int = 256) -> Array:
     """Log-spaced grid of ``num`` penalties in ``[1e−3, 1e3]·sd(r)`` (sd over every entry of ``r``)."""
-    r = _rewards(r, ndim=(1, 2))
+    r = check_rewards(r, ndim=(1, 2))
     num = check_int(num, "num", min_value=2)
-    sd = jnp.std(r)
-    if is_concrete(sd) and not float(sd) > 0:
-        raise ValueError("r must not be constant (its standard deviation sets the beta grid), got sd = 0")
+    sd = value_check(jnp.std(r), lambda v: ~(v > 0),
+                     "r must not be constant (its standard deviation sets the beta grid), got sd = 0")
     return sd * jnp.logspace(-3.0, 3.0, num, dtype=r.dtype)
 
 
-@cites(_PAPER)
+@cites(MONTEIRO_PAES)
 def frontier_from_samples(r: Float[Array, "... n"],
                           betas: Float[Array, " B"] | None = None) -> SampleFrontierPoint:
     """Sample-based frontier: the self-normalised estimates over a ``β`` grid (default :func:`default_betas`).
@@ -640,20 +567,20 @@ def frontier_from_samples(r: Float[Array, "... n"],
     prompt); fields have shape ``(B,)`` or ``(prompts, B)``. Consistent as ``n → ∞``; biased low for KL near
     ``ln n``, hence the ``ess`` and ``reliable`` fields.
     """
-    r = _rewards(r, ndim=(1, 2))
-    _at_least_two(r)
-    betas = default_betas(r) if betas is None else _beta(betas, "betas", ndim=1)
+    r = check_rewards(r, ndim=(1, 2))
+    check_samples(r)
+    betas = default_betas(r) if betas is None else check_penalty(betas, "betas", ndim=1)
     return _sample_frontier(r, betas.astype(r.dtype))
 
 
-@cites(_PAPER)
+@cites(MONTEIRO_PAES)
 def dataset_frontier(r_by_prompt: Float[Array, "prompts n"],
                      betas: Float[Array, " B"] | None = None) -> SampleFrontierPoint:
     """Frontier of a data set: one shared ``β`` for every prompt (the Lagrangian-optimal split of a total KL
     budget), ``KL̄(β) = mean_x KL_x(β)``, ``gain̄(β) = mean_x gain_x(β)``; ``ess`` is the smallest over prompts
     and ``reliable`` holds where every prompt is reliable."""
-    r = _rewards(r_by_prompt, "r_by_prompt", ndim=2)
-    _at_least_two(r, "r_by_prompt")
+    r = check_rewards(r_by_prompt, "r_by_prompt", ndim=2)
+    check_samples(r, "r_by_prompt")
     pts = frontier_from_samples(r, betas)
     mean = lambda a: jnp.mean(a, axis=0)  # noqa: E731
     return SampleFrontierPoint(pts.beta[0], mean(pts.kl), mean(pts.reverse_kl), mean(pts.jeffreys),
@@ -661,12 +588,12 @@ def dataset_frontier(r_by_prompt: Float[Array, "prompts n"],
                                jnp.all(pts.reliable, axis=0))
 
 
-@cites(_PAPER)
+@cites(MONTEIRO_PAES)
 def gain_at_kl(points: FrontierPoint | SampleFrontierPoint, kl) -> Array:
     """Frontier gain at a target KL, interpolating a β grid monotonically in ``ln β``: first ``ln β`` at the
     target from the (decreasing) KL curve, then the gain at that ``ln β``. Targets outside the grid
     take the end value."""
-    betas = _beta(points.beta, "points.beta", ndim=1)
+    betas = check_penalty(points.beta, "points.beta", ndim=1)
     kl = as_array(kl, "kl", kind="float")
     return _gain_at_kl(betas, points.kl, points.gain, kl)
 
@@ -688,14 +615,14 @@ def _bon_samples(r, n):
     return jnp.sum(w * r_sorted, axis=-1) - jnp.mean(r, axis=-1)
 
 
-@cites("beirami2024bon", "gao2023overoptimization")
+@cites(BEIRAMI, GAO)
 def bon_from_samples(r: Float[Array, "... n"], n_bon) -> tuple[Array, Array]:
     """Best-of-``n_bon`` from ``n ≫ n_bon`` base samples: ``(ln N − (N−1)/N, gain)``, the gain from the
     order-statistic weights ``(i/n)^N − ((i−1)/n)^N`` on the sorted rewards (exact BoN under the empirical
     distribution, a plug-in estimate)."""
-    r = _rewards(r, ndim=(1, 2))
-    _at_least_two(r)
-    n_bon = _count(n_bon, "n_bon")
+    r = check_rewards(r, ndim=(1, 2))
+    check_samples(r)
+    n_bon = check_count(n_bon, "n_bon")
     return bon_kl_formula(n_bon), _bon_samples(r, n_bon.astype(r.dtype))
 
 
@@ -707,30 +634,30 @@ def bon_from_samples(r: Float[Array, "... n"], n_bon) -> tuple[Array, Array]:
 def _proxy_gaps(log_pi0, r, e, beta):
     log_pi = _tilt(log_pi0, r, beta)
     log_hat = _tilt(log_pi0, r + e, beta)
-    objective_gap = beta * _kl(log_hat, log_pi)
+    objective_gap = beta * kl_divergence(log_hat, log_pi)
     true_gap = jnp.sum((jnp.exp(log_pi) - jnp.exp(log_hat)) * r)
     support = jnp.exp(log_pi0) > 0
     spread = jnp.max(jnp.where(support, e, -jnp.inf)) - jnp.min(jnp.where(support, e, jnp.inf))
     return ProxyGap(objective_gap, true_gap, spread**2 / (8.0 * beta))
 
 
-@cites(_PAPER)
+@cites(MONTEIRO_PAES)
 def proxy_gaps(log_pi0: Float[Array, " V"], r: Float[Array, " V"], e: Float[Array, " V"], beta) -> ProxyGap:
     """Gaps of the proxy-aligned ``π̂_β ∝ π₀ e^{(r+e)/β}`` against ``π_β`` [derived]:
     ``Δ_obj = β KL(π̂_β‖π_β)``, ``Δ_true = E_{π_β}[r] − E_{π̂_β}[r]`` and the bound
     ``(sup e − inf e)²/(8β)`` (range over the support of π₀)."""
-    log_pi0, r = _problem(log_pi0, r)
-    e = _rewards(e, "e")
+    log_pi0, r = check_problem(log_pi0, r)
+    e = check_rewards(e, "e")
     if e.shape != r.shape:
         raise ValueError(f"e must have the shape of r {tuple(r.shape)}, got shape {tuple(e.shape)}")
-    return _proxy_gaps(log_pi0, r, e, _beta(beta))
+    return _proxy_gaps(log_pi0, r, e, check_penalty(beta))
 
 
-@cites(_PAPER)
+@cites(MONTEIRO_PAES)
 def ensemble_proxy(r: Float[Array, " V"], errors: Float[Array, "M V"]) -> Float[Array, " V"]:
     """Ensemble of ``M`` proxies ``r + e_m``: ``r̄ = r + mean_m e_m``."""
-    r = _rewards(r)
-    errors = _rewards(errors, "errors", ndim=2)
+    r = check_rewards(r)
+    errors = check_rewards(errors, "errors", ndim=2)
     check_ndim(errors, "errors", 2)
     if errors.shape[1] != r.shape[0] or errors.shape[0] < 1:
         raise ValueError(f"errors must have shape (M >= 1, {r.shape[0]}), got shape {tuple(errors.shape)}")

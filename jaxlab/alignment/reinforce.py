@@ -10,16 +10,17 @@ gradient
 
 estimated from a batch of ``batch_size`` samples with the batch-mean baseline ``b`` (the ``−β ∇ ln π_θ``
 term of ``∇f`` has zero mean and is dropped). Any optax optimizer applies the update. The stationary point is
-``π_β`` (spec ``alignment_limits.md`` §5; the baseline itself is [derived] for jaxlab).
+``π_β`` (the baseline itself is [derived] for jaxlab).
 
-``reinforce_kl_init`` / ``reinforce_kl_step`` follow the ``init``/``step(key, state) -> (state, info)``
-convention and ``reinforce_kl_run`` drives them with :func:`jaxlab.core.run`; ``info`` holds the exact KL,
-gain and objective of the current tabular policy.
+:func:`reinforce_kl_algorithm` binds the problem and the hyperparameters once and returns a
+:class:`jaxlab.core.Algorithm`: ``init(logits=None) -> ReinforceState`` (default ``θ = log π₀``) and
+``step(key, state) -> (ReinforceState, ReinforceInfo)``, one optimiser step of :func:`jaxlab.core.train.make_train_step`
+on the surrogate loss ``−mean_i (f(y_i) − b) ln π_θ(y_i)``. :func:`reinforce_kl_run` drives it with
+:func:`jaxlab.core.run`; ``info`` holds the exact KL, gain and objective of the current tabular policy.
 """
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any, NamedTuple
 
 import jax
@@ -27,14 +28,22 @@ import jax.numpy as jnp
 import optax
 from jaxtyping import Array, Float
 
-from jaxlab.alignment.kl_limits import _beta, _kl, _log_policy, _problem
+from jaxlab.alignment.papers import MONTEIRO_PAES
+from jaxlab.alignment.policy import check_log_policy, check_penalty, check_problem, kl_divergence
+from jaxlab.core.algorithm import Algorithm, register_algorithm
 from jaxlab.core.citations import cites
 from jaxlab.core.loop import RunTrace, run
+from jaxlab.core.train import TrainState, make_train_step
 from jaxlab.core.validation import check_int
 
-__all__ = ["ReinforceInfo", "ReinforceState", "reinforce_kl_init", "reinforce_kl_run", "reinforce_kl_step"]
-
-_PAPER = "monteiropaes2026limits"
+__all__ = [
+    "ReinforceInfo",
+    "ReinforceState",
+    "reinforce_kl_algorithm",
+    "reinforce_kl_init",
+    "reinforce_kl_run",
+    "reinforce_kl_step",
+]
 
 
 class ReinforceState(NamedTuple):
@@ -52,51 +61,107 @@ class ReinforceInfo(NamedTuple):
     objective: Array
 
 
-@cites(_PAPER)
+@cites(MONTEIRO_PAES)
 def reinforce_kl_init(log_pi0: Float[Array, " V"], optimizer: optax.GradientTransformation) -> ReinforceState:
     """Start at the base policy: ``θ = log π₀``."""
-    log_pi0 = _log_policy(log_pi0)
+    log_pi0 = check_log_policy(log_pi0)
     return ReinforceState(log_pi0, optimizer.init(log_pi0))
 
 
 def _info(logits, log_pi0, r, beta):
     log_pi = jax.nn.log_softmax(logits)
-    kl = _kl(log_pi, log_pi0)
+    kl = kl_divergence(log_pi, log_pi0)
     gain = jnp.sum((jnp.exp(log_pi) - jnp.exp(log_pi0)) * r)
     return ReinforceInfo(kl, gain, gain + jnp.sum(jnp.exp(log_pi0) * r) - beta * kl)
 
 
-@cites(_PAPER)
+def _surrogate(logits, key, log_pi0, r, beta, batch_size: int):
+    """Score-function surrogate whose gradient is the REINFORCE estimate of ``−∇_θ R_β`` (module docstring)."""
+    log_pi = jax.nn.log_softmax(logits)
+    y = jax.random.categorical(key, jax.lax.stop_gradient(logits), shape=(batch_size,))
+    f = r[y] - beta * (jax.lax.stop_gradient(log_pi[y]) - log_pi0[y])
+    advantage = f - jnp.mean(f)
+    return -jnp.mean(advantage * log_pi[y])
+
+
+def _step(key, state: ReinforceState, log_pi0, r, beta, optimizer, batch_size: int):
+    train_step = make_train_step(_surrogate, optimizer)
+    trained, _ = train_step(TrainState(state.logits, state.opt_state, jnp.zeros((), jnp.int32)), key, log_pi0, r,
+                            beta, batch_size)
+    return ReinforceState(trained.params, trained.opt_state), _info(trained.params, log_pi0, r, beta)
+
+
+@cites(MONTEIRO_PAES)
 def reinforce_kl_step(key, state: ReinforceState, log_pi0: Float[Array, " V"], r: Float[Array, " V"], beta,
                       optimizer: optax.GradientTransformation, batch_size: int = 64):
-    """One REINFORCE update from ``batch_size`` samples of ``π_θ``; returns ``(state, ReinforceInfo)``."""
+    """One REINFORCE update from ``batch_size`` samples of ``π_θ``; returns ``(state, ReinforceInfo)``.
 
-    def surrogate(logits):
-        log_pi = jax.nn.log_softmax(logits)
-        y = jax.random.categorical(key, jax.lax.stop_gradient(logits), shape=(batch_size,))
-        f = r[y] - beta * (jax.lax.stop_gradient(log_pi[y]) - log_pi0[y])
-        advantage = f - jnp.mean(f)
-        return -jnp.mean(advantage * log_pi[y])
-
-    grads = jax.grad(surrogate)(state.logits)
-    updates, opt_state = optimizer.update(grads, state.opt_state, state.logits)
-    logits = optax.apply_updates(state.logits, updates)
-    return ReinforceState(logits, opt_state), _info(logits, log_pi0, r, beta)
+    The step of :func:`reinforce_kl_algorithm` with every argument passed on each call (inputs unchecked).
+    """
+    return _step(key, state, log_pi0, r, beta, optimizer, batch_size)
 
 
-@cites(_PAPER)
+@cites(MONTEIRO_PAES)
+def reinforce_kl_algorithm(log_pi0: Float[Array, " V"], r: Float[Array, " V"], beta, *,
+                           optimizer: optax.GradientTransformation | None = None,
+                           batch_size: int = 64) -> Algorithm:
+    """Tabular REINFORCE with a KL penalty as an :class:`~jaxlab.core.Algorithm`.
+
+    Ascends ``R_β(π_θ) = E_{π_θ}[r] − β KL(π_θ‖π₀)`` with the score-function gradient
+    ``E_{y∼π_θ}[(f(y) − b) ∇_θ ln π_θ(y)]``, ``f(y) = r(y) − β (ln π_θ(y) − ln π₀(y))``, ``b`` the batch mean.
+
+    Args:
+      log_pi0: base policy log-probabilities, shape ``(V,)``, normalised.
+      r: rewards, shape ``(V,)``, finite.
+      beta: KL penalty ``β > 0`` (scalar; may be traced, e.g. vmapped).
+      optimizer: any optax optimizer (default ``optax.adam(0.1)``).
+      batch_size: samples of ``π_θ`` per step (static int ``≥ 2``).
+
+    Returns:
+      ``Algorithm(init, step)``: ``init(logits=None) -> ReinforceState`` (``θ = log π₀`` by default) and
+      ``step(key, state) -> (ReinforceState, ReinforceInfo)``.
+
+    Raises:
+      ValueError: ``log_pi0`` not normalised, ``r`` not finite or of another shape, ``beta`` not in
+        ``(0, ∞)``, ``batch_size < 2``.
+
+    Example:
+      >>> algo = reinforce_kl_algorithm(jnp.log(jnp.array([0.5, 0.5])), jnp.array([0.0, 1.0]), 0.5)
+      >>> state, info = algo.step(jax.random.key(0), algo.init())
+    """
+    log_pi0, r = check_problem(log_pi0, r)
+    beta = check_penalty(beta)
+    batch_size = check_int(batch_size, "batch_size", min_value=2)
+    optimizer = optax.adam(0.1) if optimizer is None else optimizer
+
+    def init(logits: Float[Array, " V"] | None = None) -> ReinforceState:
+        logits = log_pi0 if logits is None else logits
+        return ReinforceState(logits, optimizer.init(logits))
+
+    def step(key, state: ReinforceState) -> tuple[ReinforceState, ReinforceInfo]:
+        return _step(key, state, log_pi0, r, beta, optimizer, batch_size)
+
+    return Algorithm(init, step)
+
+
+@cites(MONTEIRO_PAES)
 def reinforce_kl_run(key, log_pi0: Float[Array, " V"], r: Float[Array, " V"], beta, *,
                      optimizer: optax.GradientTransformation | None = None, num_steps: int = 200,
                      batch_size: int = 64, thin: int = 1) -> tuple[ReinforceState, RunTrace]:
-    """Train for ``num_steps`` steps with :func:`jaxlab.core.run` (default optimizer ``optax.adam(0.1)``).
+    """Train for ``num_steps`` steps of :func:`reinforce_kl_algorithm` with :func:`jaxlab.core.run` (default
+    optimizer ``optax.adam(0.1)``).
 
     Returns the final state and the trace of infos every ``thin`` steps. ``beta`` may be traced (vmap it to
     train several penalties at once).
     """
-    log_pi0, r = _problem(log_pi0, r)
-    beta = _beta(beta)
-    batch_size = check_int(batch_size, "batch_size", min_value=2)
-    optimizer = optax.adam(0.1) if optimizer is None else optimizer
-    step = partial(reinforce_kl_step, log_pi0=log_pi0, r=r, beta=beta, optimizer=optimizer,
-                   batch_size=batch_size)
-    return run(step, reinforce_kl_init(log_pi0, optimizer), key, num_steps, thin=thin)
+    algo = reinforce_kl_algorithm(log_pi0, r, beta, optimizer=optimizer, batch_size=batch_size)
+    return run(algo.step, algo.init(), key, num_steps, thin=thin)
+
+
+def _example(key):
+    log_pi0 = jax.nn.log_softmax(jnp.linspace(-1.0, 1.0, 5))
+    algo = reinforce_kl_algorithm(log_pi0, jnp.linspace(0.0, 1.0, 5), 0.5, batch_size=8)
+    return algo, algo.init(), None
+
+
+register_algorithm("reinforce_kl", reinforce_kl_algorithm, _example, area="alignment")

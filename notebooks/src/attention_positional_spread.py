@@ -10,7 +10,7 @@
 # * **absolute-position target** (the token at position $k=3$): too little spread destroys expressivity and
 #   too much hurts extrapolation, an inverted U.
 #
-# Set-up (spec section 5, scaled down to run in well under a minute on a CPU): vocabulary 16, $d=16$, 2 heads,
+# Set-up (scaled down to run in well under a minute on a CPU): vocabulary 16, $d=16$, 2 heads,
 # one mean-pooled attention layer, Adam, 150 steps of batch 32, train lengths $n\in[8,32]$, test at $n=32$ (in
 # distribution) and $n=128$ (OOD), 3 seeds. PE arms: NoPE; sinusoidal with the spread knob
 # $E_\alpha = 1\bar e^\top + \alpha\tilde E$, $\alpha\in\{0, 0.1, 0.3, 1, 3\}$; a learned table with the spread
@@ -28,8 +28,8 @@ import numpy as np
 import optax
 from scipy.stats import spearmanr
 
-from jaxlab.attention.pe import learned_pe_init, normalized_spread, scale_spread, sinusoidal_pe
-from jaxlab.attention.train import PEClassifier, accuracy, train
+from jaxlab.attention.pe_spread import (PEClassifier, accuracy, learned_pe_init, normalized_spread, scale_spread,
+                                       sinusoidal_pe, train)
 
 t0 = time.time()
 D, STEPS, BATCH, N_TRAIN, TEST_N = 16, 150, 32, 32, (32, 128)
@@ -41,14 +41,14 @@ fixed = jnp.concatenate([jnp.zeros((1, *table.shape)), jax.vmap(scale_spread, (N
 fixed_names = ["NoPE"] + [f"sin a={a:g}" for a in alphas]
 
 
-TASKS = ("majority", "position", "needle")  # jaxlab.attention.train.TASKS: a traced index selects the task
+TASKS = ("majority", "position", "needle")  # jaxlab.attention.pe_spread.TASKS: a traced index selects the task
 
 
 def fit_eval(task, seed, lam=0.0, **model_kw):
     """Train one arm; return its accuracies at TEST_N and the normalised spread of its first N_TRAIN rows."""
     model = PEClassifier(jax.random.key(seed), vocab=16, d=D, num_classes=16, num_heads=2, **model_kw)
     model, _ = train(jax.random.key(100 + seed), model, optax.adam(5e-3), STEPS, thin=STEPS, task=task,
-                     batch=BATCH, lam=lam)
+                     batch_size=BATCH, lam=lam)
     acc = jnp.stack([accuracy(model, jax.random.key(7), task=task, n=n, num=256) for n in TEST_N])
     s = normalized_spread(model.pe[:N_TRAIN]) if model.pe is not None else jnp.full((), jnp.nan)
     return acc, s

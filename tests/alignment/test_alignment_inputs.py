@@ -1,5 +1,6 @@
-"""Bad inputs of spec alignment_limits.md §8 raise clear errors at the boundary; extreme β stays finite."""
+"""Bad inputs raise clear errors at the boundary; extreme β stays finite."""
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -120,3 +121,27 @@ def test_tiny_beta_does_not_overflow_and_reports_ess():
     np.testing.assert_allclose(p.kl, -np.log(0.3), rtol=1e-12)
     grid = frontier(LOG_PI0, 1e4 * R, jnp.array([1e-3, 1e-9]))  # the one-pass grid: no eps * range / beta error
     np.testing.assert_allclose(grid.kl, -np.log(0.3), rtol=1e-12)
+
+
+def _raises_under_jit(fn, *args, match):
+    """The same bad value passed as a traced argument raises at run time with the eager message."""
+    with pytest.raises(Exception, match=match):
+        jax.block_until_ready(jax.jit(fn)(*args))
+
+
+def test_value_checks_hold_under_jit():
+    _raises_under_jit(lambda b: frontier_point(LOG_PI0, R, b).gain, -1.0, match=r"beta must lie in \(0.0, inf\)")
+    _raises_under_jit(lambda b: frontier(LOG_PI0, R, b).gain, jnp.array([1.0, jnp.nan]), match="betas must lie in")
+    _raises_under_jit(lambda lp: frontier_point(lp, R, 1.0).gain, jnp.log(jnp.array([1.0, 0.5, 0.5])),
+                      match=r"log_pi0 must be normalised")
+    _raises_under_jit(lambda lp: tilted_log_policy(lp, R, 1.0), jnp.array([0.0, jnp.nan, -jnp.inf]),
+                      match="log_pi0 must be log-probabilities")
+    _raises_under_jit(lambda r: frontier_point(LOG_PI0, r, 1.0).gain, jnp.array([0.0, jnp.inf, 1.0]),
+                      match="r must be finite")
+    _raises_under_jit(lambda n: best_of_n(LOG_PI0, R, n)[1], 0.5, match="n must lie in")
+    _raises_under_jit(lambda eps: beta_for_kl(LOG_PI0, R, eps), 1.5, match="eps must be < KL_max")
+    _raises_under_jit(lambda eps: beta_for_kl(LOG_PI0, R, eps), -0.1, match="eps must lie in")
+    _raises_under_jit(lambda r: beta_for_kl(LOG_PI0, r, 0.1), jnp.full(3, 0.7), match="r must not be constant")
+    _raises_under_jit(lambda x: frontier_from_samples(x).gain, jnp.ones(10), match="r must not be constant")
+    _raises_under_jit(lambda b: exponential_frontier(b).gain, 0.9, match=r"beta must lie in \(1.0, inf\)")
+    _raises_under_jit(lambda p: bernoulli_frontier(p, 1.0).gain, 1.0, match=r"p must lie in \(0.0, 1.0\)")

@@ -6,14 +6,14 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlab.attention.attention import (
+from jaxlab.attention.pe_spread.attention import (
     MeanPoolAttention,
     attention_heads,
     attention_mean_pool,
     equivariance_gap,
     invariant_deviation,
 )
-from jaxlab.attention.pe import alibi_bias, spread
+from jaxlab.attention.pe_spread.pe import alibi_bias, spread
 
 N, D = 12, 8
 pool = jax.jit(attention_mean_pool, static_argnames="rope")  # one compile per input signature
@@ -146,3 +146,21 @@ def test_bad_inputs_raise(model64):
         MeanPoolAttention(D, 2, num_heads=0, key=jax.random.key(0))
     with pytest.raises(ValueError, match=r"E must have shape \(12, 8\)"):
         invariant_deviation(_pool, model64, jnp.ones((2, N, D)), jnp.ones((N + 1, D)))
+
+
+def test_heads_must_divide_the_model_dimension():
+    with pytest.raises(ValueError, match=r"d_in must be divisible by num_heads.*d_in=16 and num_heads=3"):
+        MeanPoolAttention(16, 10, num_heads=3, key=jax.random.key(0))
+    m = MeanPoolAttention(16, 10, num_heads=3, d_head=5, key=jax.random.key(0))  # an explicit head size is kept
+    assert m.wq.shape == (16, 15) and m.wq.dtype == jnp.float32
+
+
+def test_value_checks_hold_under_jit(model64):
+    x = jax.random.normal(jax.random.key(1), (N, D), dtype=jnp.float64)
+    with pytest.raises(Exception, match="pe must be finite"):
+        jax.block_until_ready(jax.jit(lambda e: attention_mean_pool(model64, x, e))(jnp.full((N, D), jnp.nan)))
+    with pytest.raises(Exception, match="mask must keep at least one token"):
+        jax.block_until_ready(jax.jit(lambda m: attention_mean_pool(model64, x, mask=m))(jnp.zeros(N, bool)))
+    with pytest.raises(Exception, match="E must be finite"):
+        jax.block_until_ready(jax.jit(lambda e: invariant_deviation(_pool, model64, x[None], e))(
+            jnp.full((N, D), jnp.inf)))

@@ -7,7 +7,7 @@ import pytest
 from scipy.spatial.distance import pdist
 from scipy.stats import ortho_group
 
-from jaxlab.attention.pe import (
+from jaxlab.attention.pe_spread.pe import (
     alibi_bias,
     alibi_slopes,
     center_pe,
@@ -219,3 +219,31 @@ def test_bad_inputs_raise():
         displacement_spread(alibi_bias(4, 1, causal=True))
     with pytest.raises(ValueError, match="n must be given"):
         displacement_spread(lambda r: r)
+
+
+def _raises_under_jit(fn, *args, match):
+    with pytest.raises(Exception, match=match):
+        jax.block_until_ready(jax.jit(fn)(*args))
+
+
+def test_value_checks_hold_under_jit():
+    _raises_under_jit(spread, jnp.array([[0.0, 1.0], [jnp.nan, 2.0]]), match="E must be finite")
+    _raises_under_jit(lambda b: spread_closed_form_sinusoidal(8, 4, base=b), -1.0, match="base must be > 0")
+    _raises_under_jit(lambda d: spread_lower_bound(4, d), 0.0, match="delta must be > 0")
+    _raises_under_jit(lambda lam: spread_penalty(jnp.ones((3, 2)), lam), -0.1, match="lam must be >= 0")
+    _raises_under_jit(lambda a: scale_spread(jnp.ones((3, 2)), a), -1.0, match="alpha must be >= 0")
+    _raises_under_jit(displacement_spread, alibi_bias(4, 1, causal=True), match="bias must be finite")
+    _raises_under_jit(lambda s: learned_pe_init(jax.random.key(0), 4, 2, std=s), -1.0, match="std must be > 0")
+    with pytest.raises(ValueError, match="std must be > 0"):
+        learned_pe_init(jax.random.key(0), 4, 2, std=0.0)
+
+
+def test_dtype_none_follows_the_inputs():
+    assert sinusoidal_pe(4, 4).dtype == jnp.float32  # no floating input: float32, as before
+    assert sinusoidal_pe(4, 4, offset=jnp.array(2.0, jnp.float64)).dtype == jnp.float64
+    np.testing.assert_array_equal(sinusoidal_pe(4, 4, offset=jnp.array(2.0, jnp.float32)),
+                                  sinusoidal_pe(4, 4, offset=2))
+    assert learned_pe_init(jax.random.key(0), 4, 2).dtype == jnp.float32
+    assert learned_pe_init(jax.random.key(0), 4, 2, std=jnp.array(0.1, jnp.float64)).dtype == jnp.float64
+    assert alibi_slopes(4).dtype == jnp.float32 and alibi_bias(4, 2).dtype == jnp.float32
+    np.testing.assert_array_equal(alibi_bias(5, 2), alibi_bias(5, 2, dtype=jnp.float32))

@@ -6,8 +6,8 @@ import numpy as np
 import optax
 import pytest
 
-from jaxlab.attention.pe import learned_pe_init, spread
-from jaxlab.attention.train import PEClassifier, sample_batch, train
+from jaxlab.attention.pe_spread.pe import learned_pe_init, spread
+from jaxlab.attention.pe_spread.training import TASKS, PEClassifier, sample_batch, train
 
 
 def test_task_labels_match_numpy():
@@ -26,8 +26,6 @@ def test_task_labels_match_numpy():
 
 
 def test_task_index_selects_the_named_task_under_vmap():
-    from jaxlab.attention.train import TASKS
-
     key = jax.random.key(3)
     got = jax.jit(jax.vmap(lambda i: sample_batch(key, i, 8, 4, 12, 10)))(jnp.arange(len(TASKS)))
     for i, name in enumerate(TASKS):
@@ -46,8 +44,8 @@ def test_spread_penalty_shrinks_the_learned_table_and_training_learns():
         model = PEClassifier(jax.random.key(0), vocab=8, d=8, num_classes=8, num_heads=2,
                              pe=learned_pe_init(jax.random.key(1), 16, 8, std=0.5), pe_trainable=True)
         model, trace = train(jax.random.key(2), model, optax.adam(1e-2), 60, thin=20, task="majority", lam=lam,
-                             batch=32, n_min=8, n_max=16, vocab=8)
-        return spread(model.pe), trace.infos.loss, trace.infos.penalty
+                             batch_size=32, n_min=8, n_max=16, vocab=8)
+        return spread(model.pe), trace.infos.aux.task_loss, trace.infos.aux.penalty
 
     s, loss, pen = jax.jit(jax.vmap(arm))(jnp.array([0.0, 1.0]))
     s0 = float(spread(learned_pe_init(jax.random.key(1), 16, 8, std=0.5)))
@@ -63,3 +61,8 @@ def test_bad_inputs_raise():
         sample_batch(jax.random.key(0), "position", 4, 4, 8, 16, k=5)
     with pytest.raises(ValueError, match=r"pe must have shape \(n_E, 8\)"):
         PEClassifier(jax.random.key(0), vocab=4, d=8, num_classes=4, pe=jnp.zeros((10, 6)))
+
+
+def test_task_index_is_checked_under_jit():
+    with pytest.raises(Exception, match=r"task index must be in \[0, 3\)"):
+        jax.block_until_ready(jax.jit(lambda i: sample_batch(jax.random.key(0), i, 4, 4, 8, 16))(3)[2])

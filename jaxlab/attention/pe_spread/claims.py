@@ -1,5 +1,6 @@
-"""Claims of the positional-spread area (``pe_spread``): spread identities, closed forms, the separation bound,
-the invariance lemma and the quadratic growth of the equivariance-breaking deviation (spec section 4)."""
+"""Claims of the positional-spread area (``pe_spread``; "Positional spread of additive positional encodings", 2026,
+title, authors and arXiv id not retrieved): spread identities, closed forms, the separation bound, the invariance
+lemma and the quadratic growth of the equivariance-breaking deviation."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.attention._papers import ALIBI, ROPE, SPREAD, VASWANI
-from jaxlab.attention.attention import MeanPoolAttention, attention_mean_pool, invariant_deviation
-from jaxlab.attention.pe import (
+from jaxlab.attention.pe_spread.attention import MeanPoolAttention, attention_mean_pool, invariant_deviation
+from jaxlab.attention.pe_spread.papers import ALIBI, ROPE, SPREAD, VASWANI
+from jaxlab.attention.pe_spread.pe import (
     alibi_bias,
     alibi_slopes,
     displacement_spread,
@@ -21,11 +22,12 @@ from jaxlab.attention.pe import (
     spread_closed_form_sinusoidal,
     spread_lower_bound,
 )
-from jaxlab.core.claims import ClaimResult, claim
+from jaxlab.core import ClaimResult, claim
 from jaxlab.kernels import sqdist
 
 TITLE = "Positional spread of additive PEs: identities, closed forms, separation bound, attention scaling"
-MODULES = ("jaxlab.attention.pe", "jaxlab.attention.attention", "jaxlab.attention.train")
+MODULES = ("jaxlab.attention.pe_spread.pe", "jaxlab.attention.pe_spread.attention",
+           "jaxlab.attention.pe_spread.training")
 
 
 def _E(seed: int, n: int = 23, d: int = 7):

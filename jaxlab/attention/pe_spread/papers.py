@@ -1,4 +1,4 @@
-"""BibTeX entries of the papers behind ``jaxlab.attention`` (registered once, on import).
+"""BibTeX entries of the papers behind ``jaxlab.attention.pe_spread`` (registered once, on import).
 
 The target paper's full text, title, authors and arXiv id could not be retrieved; its entry records only what
 the abstract states. The keys carry a ``pe_`` prefix so that they cannot clash with other areas' entries.
@@ -7,6 +7,8 @@ the abstract states. The keys carry a ``pe_`` prefix so that they cannot clash w
 from __future__ import annotations
 
 from jaxlab.core.citations import register_paper
+
+__all__ = ["ALIBI", "NOPE", "ROPE", "SPREAD", "VASWANI"]
 
 SPREAD = "pe_spread2026"
 VASWANI = "pe_vaswani2017attention"
