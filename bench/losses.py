@@ -1,7 +1,7 @@
 """Benchmark: batched loss + gradient of the CwR surrogates (batch 4096, K in {16, 256, 4096}), float32.
 
 Peer: optax's ``softmax_cross_entropy_with_integer_labels`` (jitted value_and_grad), the cross-entropy a JAX user
-would otherwise pick; PyTorch (the spec's peer) is not installed in this environment, so optax stands in as the
+would otherwise pick; PyTorch (the usual peer) is not installed in this environment, so optax stands in as the
 closest honest reference for the K-dimensional cross-entropy. Each case times jaxlab's surrogate and the peer on
 the same labels, after compilation (compile time reported separately); ratio = peer time / our time.
 Quality: output dimension d, and for ``ce`` the max |ours - optax| of the loss.

@@ -1,4 +1,4 @@
-"""Benchmark of jaxlab.snn (spec agents_systems.md E.7 and issue 16's goal), float32, one JSON line per case.
+"""Benchmark of jaxlab.snn (issue 16's goal), float32, one JSON line per case.
 
 Forward + backward (loss and gradients of both weight matrices) of a 784-256-10 spiking network, T = 25, batch
 128, random Bernoulli(0.2) input spikes, readout = spike counts averaged over T, cross-entropy:
@@ -9,8 +9,8 @@ Forward + backward (loss and gradients of both weight matrices) of a 784-256-10 
   one step of the whole network per iteration), beta = 0.5 fixed; jitted with ``nnx.split``/``jax.grad``.
 - plain scan (JAX): the same LIF network written as one ``lax.scan`` over steps, both layers inside the step.
 - PyTorch (CPU): the authors' DSN neuron (SpikingJelly ``DLIFNode``, multi-step mode, 'torch' backend: a
-  Python loop over T with the sigmoid surrogate, hard reset, detach_reset) re-implemented from the spec's
-  description (agents_systems.md E.3), and the same loop without the gate (LIF); linear layers applied to all
+  Python loop over T with the sigmoid surrogate, hard reset, detach_reset) re-implemented from the equations
+  of :mod:`jaxlab.snn.neuron`, and the same loop without the gate (LIF); linear layers applied to all
   T steps at once (SpikingJelly's ``SeqToANNContainer``).
 
 Goal (issue 16): DSN time <= 1.0x spyx's LIF network and <= 0.75x the PyTorch DSN. ``ratio`` in each JSON line is

@@ -1,7 +1,7 @@
 r"""A small convolutional DSN network (equinox), its optax training step and its energy bookkeeping.
 
-Architecture (reference MS-ResNet stem and block order, reduced to two convolutions as in the spec's
-small-scale experiment, ``agents_systems.md`` E.4 item 4)::
+Architecture (the reference MS-ResNet stem and block order, reduced to two convolutions for a small-scale
+experiment)::
 
     x -> conv3x3 -> BN -> DSN -> conv3x3 (stride s) -> BN -> DSN -> linear -> mean over T
 
@@ -13,13 +13,12 @@ time-averaged logits.
 
 ``dormant=False`` builds the plain LIF network (same layers, ``D = 1``).
 
-Energy (see :mod:`jaxlab.snn.dsn`): static input -> ``E_MAC`` x the first conv's MACs x T; event input -> the
+Energy (see :mod:`jaxlab.snn.energy`): static input -> ``E_MAC`` x the first conv's MACs x T; event input -> the
 first conv is synaptic (``E_AC`` x SOPs with the first DSN layer's gates); then ``E_AC`` x SOPs of conv 2
 (dormant targets of the second DSN layer skipped) and of the readout (no gate on the readout).
 
-API note: the spec's ``train_step(model, opt_state, batch, key)`` is :func:`train_step` ``(model, state,
-opt_state, batch, optimizer)`` here: BatchNorm statistics need the ``eqx.nn.State`` threaded through, the
-optax transformation must be known to the step, and no randomness is used (no key).
+Training is :func:`train_algorithm`, the shared trainer (:mod:`jaxlab.core.train`, optax) wrapped so that the
+BatchNorm statistics (``eqx.nn.State``) are threaded through the steps; no randomness is used in a step.
 """
 
 from __future__ import annotations
@@ -32,22 +31,29 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from jaxlab.core import Algorithm, register_algorithm, run
 from jaxlab.core.citations import cites
+from jaxlab.core.train import TrainState, make_train_step, train_init
 from jaxlab.core.types import Array, Float, Int, Key
 from jaxlab.core.validation import as_array, check_in_range, check_int
-from jaxlab.snn._papers import DSN
-from jaxlab.snn.dsn import DSNParams, check_params, dsn_scan, energy_pj, sop_conv, sop_dense
+from jaxlab.snn.energy import energy_pj, sop_conv, sop_dense
+from jaxlab.snn.neuron import DSNParams, check_params
+from jaxlab.snn.papers import DSN
+from jaxlab.snn.scan import dsn_scan
 
 __all__ = [
     "DSNConvNet",
+    "DSNTrainInfo",
+    "DSNTrainState",
     "SpikeTrace",
     "apply",
     "energy_report",
     "evaluate",
     "fit",
     "make_model",
-    "train_step",
+    "train_algorithm",
     "trainable",
+    "trained_model",
 ]
 
 
@@ -99,7 +105,7 @@ class DSNConvNet(eqx.Module):
         self.num_steps = check_int(num_steps, "num_steps", min_value=1)
         self.stride2 = check_int(stride2, "stride2", min_value=1)
         params = check_params(DSNParams() if params is None else params)
-        # The dormancy threshold is an array leaf (not trained, see train_step) so that DSN and LIF networks
+        # The dormancy threshold is an array leaf (not trained, see train_algorithm) so that DSN and LIF networks
         # share one compiled program; the static constants carry v_dormant = -inf.
         self.v_dormant = jnp.asarray(params.v_dormant if dormant else -jnp.inf, jnp.result_type(float))
         self.neuron = params._replace(v_dormant=-float("inf"))
@@ -174,62 +180,119 @@ def _trainable(model: DSNConvNet):
     return eqx.tree_at(lambda m: m.v_dormant, spec, replace=False)
 
 
-def _loss(diff, static, state, x, y, label_smoothing):
-    model = eqx.combine(diff, static)
+def trainable(model: DSNConvNet):
+    """The trained leaves of ``model`` (every inexact array but ``v_dormant``), for ``optimizer.init``."""
+    return eqx.filter(model, _trainable(model))
+
+
+def _loss(diff, rest, state, x, y, label_smoothing):
+    model = eqx.combine(diff, rest)
     logits, state, trace = apply(model, state, x)
     targets = optax.smooth_labels(jax.nn.one_hot(y, logits.shape[-1], dtype=logits.dtype), label_smoothing)
     loss = optax.softmax_cross_entropy(logits, targets).mean()
     return loss, (state, logits, trace)
 
 
-@eqx.filter_jit
-@cites(DSN)
-def train_step(
-    model: DSNConvNet,
-    state: eqx.nn.State,
-    opt_state: optax.OptState,
-    batch: tuple[Array, Int[Array, " B"]],
-    optimizer: optax.GradientTransformation,
-    label_smoothing: float = 0.1,
-):
-    """One optax step on ``batch = (x, y)`` by BPTT through the surrogate gradients.
+class DSNTrainState(NamedTuple):
+    """State of the network's training.
 
-    Trains every inexact array leaf except ``v_dormant``; ``opt_state`` is ``optimizer.init(trainable(model))``.
-    Returns ``(model, state, opt_state, metrics)`` with ``metrics = {loss, accuracy, dormant1, dormant2}``.
+    Attributes:
+      train: the shared trainer's :class:`jaxlab.core.train.TrainState` over the trained leaves.
+      frozen: the array leaves that are not trained (the dormancy threshold ``v_dormant``).
+      bn: the BatchNorm statistics (``eqx.nn.State``), threaded through every forward pass.
     """
-    x, y = batch
-    diff, static = eqx.partition(model, _trainable(model))
-    (loss, (state, logits, trace)), grads = jax.value_and_grad(_loss, has_aux=True)(
-        diff, static, state, x, y, label_smoothing
-    )
-    updates, opt_state = optimizer.update(grads, opt_state, diff)
-    model = eqx.combine(eqx.apply_updates(diff, updates), static)
-    metrics = {
-        "loss": loss,
-        "accuracy": jnp.mean(jnp.argmax(logits, -1) == y),
-        "dormant1": jnp.mean(1.0 - trace.d1),
-        "dormant2": jnp.mean(1.0 - trace.d2),
-    }
-    return model, state, opt_state, metrics
+
+    train: TrainState
+    frozen: Any
+    bn: eqx.nn.State
+
+
+class DSNTrainInfo(NamedTuple):
+    """Diagnostics of one training step (on the batch, before the update).
+
+    Attributes:
+      loss: the label-smoothed cross-entropy.
+      accuracy: the fraction of correct argmax predictions.
+      dormant1: the dormancy ratio ``1 - mean D`` of the first DSN layer.
+      dormant2: the same for the second DSN layer.
+    """
+
+    loss: Array
+    accuracy: Array
+    dormant1: Array
+    dormant2: Array
+
+
+def _train_algorithm(static: Any, optimizer: optax.GradientTransformation, label_smoothing: float) -> Algorithm:
+    train_step = make_train_step(_loss, optimizer, has_aux=True)
+
+    def init(model: DSNConvNet, bn: eqx.nn.State) -> DSNTrainState:
+        frozen = eqx.filter(eqx.filter(model, eqx.is_array), _trainable(model), inverse=True)
+        return DSNTrainState(train_init(trainable(model), optimizer), frozen, bn)
+
+    def step(key: Any, state: DSNTrainState, batch: tuple[Array, Array]) -> tuple[DSNTrainState, DSNTrainInfo]:
+        del key  # no randomness in a step
+        x, y = batch
+        rest = eqx.combine(state.frozen, static)
+        train, info = train_step(state.train, rest, state.bn, x, y, label_smoothing)
+        bn, logits, trace = info.aux
+        metrics = DSNTrainInfo(
+            info.loss,
+            jnp.mean(jnp.argmax(logits, -1) == y),
+            jnp.mean(1.0 - trace.d1),
+            jnp.mean(1.0 - trace.d2),
+        )
+        return DSNTrainState(train, state.frozen, bn), metrics
+
+    return Algorithm(init, step)
+
+
+@cites(DSN)
+def train_algorithm(
+    model: DSNConvNet, optimizer: optax.GradientTransformation, *, label_smoothing: float = 0.1
+) -> Algorithm:
+    """Training of a :class:`DSNConvNet` by BPTT through the surrogate gradients, as a data-driven
+    :class:`~jaxlab.core.Algorithm` built on the shared trainer :func:`jaxlab.core.train.make_train_step`.
+
+    One step on a batch ``(x, y)`` is ``(loss, aux), g = value_and_grad(L)(theta)`` with ``L`` the
+    label-smoothed cross-entropy of the time-averaged logits, then ``theta <- theta + optimizer.update(g)``;
+    every inexact array leaf is trained except ``v_dormant``; the BatchNorm statistics are carried in the state.
+
+    Args:
+      model: a network of the structure to train (its non-array part is bound here).
+      optimizer: any optax gradient transformation.
+      label_smoothing: in [0, 1).
+
+    Returns:
+      ``Algorithm(init, step)``: ``init(model, bn) -> DSNTrainState``;
+      ``step(key, state, (x, y)) -> (DSNTrainState, DSNTrainInfo)`` (the key is ignored). The trained network
+      is :func:`trained_model` ``(model, state)``.
+
+    Example:
+      >>> algo = train_algorithm(model, optax.adam(1e-3))
+      >>> state = algo.init(model, bn)
+      >>> state, info = jax.jit(algo.step)(None, state, (x_batch, y_batch))
+      >>> model, bn = trained_model(model, state)
+    """
+    label_smoothing = check_in_range(label_smoothing, "label_smoothing", 0.0, 1.0, hi_open=True)
+    return _train_algorithm(eqx.filter(model, eqx.is_array, inverse=True), optimizer, label_smoothing)
+
+
+def trained_model(model: DSNConvNet, state: DSNTrainState) -> tuple[DSNConvNet, eqx.nn.State]:
+    """The network of ``model``'s structure with the parameters of a :class:`DSNTrainState`, and its BN state."""
+    static = eqx.filter(model, eqx.is_array, inverse=True)
+    return eqx.combine(state.train.params, state.frozen, static), state.bn
 
 
 _ADAM = optax.adam(1e-3)  # one object, so that fit's default optimizer does not recompile the epoch
 
 
-def trainable(model: DSNConvNet):
-    """The trained leaves of ``model`` (every inexact array but ``v_dormant``), for ``optimizer.init``."""
-    return eqx.filter(model, _trainable(model))
-
-
 @eqx.filter_jit
-def _epoch(carry, static, x, y, idx, optimizer, label_smoothing):
+def _epoch(state, static, x, y, idx, optimizer, label_smoothing):
     # Module level, so that networks of one structure (DSN and LIF alike) share one compiled epoch.
-    def body(c, i):
-        p, st, os = c
-        m, st, os, met = train_step(eqx.combine(p, static), st, os, (x[i], y[i]), optimizer, label_smoothing)
-        return (eqx.filter(m, eqx.is_array), st, os), met["loss"]
-
-    return jax.lax.scan(body, carry, idx)
+    algo = _train_algorithm(static, optimizer, label_smoothing)
+    state, trace = run(lambda k, s, i: algo.step(k, s, (x[i], y[i])), state, None, xs=idx)
+    return state, trace.infos.loss
 
 
 @cites(DSN)
@@ -246,23 +309,43 @@ def fit(
     label_smoothing: float = 0.1,
 ):
     """Train for ``epochs`` passes over shuffled minibatches (the last incomplete batch is dropped; Adam 1e-3
-    by default); the batches of an epoch run in one ``lax.scan``. Returns ``(model, state, losses)``."""
+    by default); the steps are those of :func:`train_algorithm`, and the batches of an epoch run in one
+    :func:`jaxlab.core.run`.
+
+    Args:
+      key: PRNG key (the shuffles).
+      model: the network, e.g. from :func:`make_model`.
+      state: its BatchNorm state.
+      x: images ``(N, C, H, W)`` or events ``(N, T, C, H, W)``.
+      y: integer labels ``(N,)``.
+      epochs: passes over the data.
+      batch_size: samples per step (at most N).
+      optimizer: any optax transformation (default Adam 1e-3).
+      label_smoothing: in [0, 1).
+
+    Returns:
+      ``(model, state, losses)``: the trained network, its BN state and the per-step losses.
+
+    Example:
+      >>> model, bn = make_model(jax.random.key(0), channels=(8, 16), num_steps=4)
+      >>> model, bn, losses = fit(jax.random.key(1), model, bn, x_train, y_train, epochs=3)
+    """
     epochs = check_int(epochs, "epochs", min_value=1)
     x = _check_batch_input(model, x)
     y = as_array(y, "y", kind="int", ndim=1, shape=(x.shape[0],))
     batch_size = check_int(batch_size, "batch_size", min_value=1, max_value=x.shape[0])
-    check_in_range(label_smoothing, "label_smoothing", 0.0, 1.0, hi_open=True)
+    label_smoothing = check_in_range(label_smoothing, "label_smoothing", 0.0, 1.0, hi_open=True)
     optimizer = _ADAM if optimizer is None else optimizer
-    params, static = eqx.partition(model, eqx.is_array)
-    carry = (params, state, optimizer.init(trainable(model)))
+    static = eqx.filter(model, eqx.is_array, inverse=True)
+    train_state = _train_algorithm(static, optimizer, label_smoothing).init(model, state)
     nb = x.shape[0] // batch_size
     losses = []
     for k in jax.random.split(key, epochs):
         idx = jax.random.permutation(k, x.shape[0])[: nb * batch_size].reshape(nb, batch_size)
-        carry, ls = _epoch(carry, static, x, y, idx, optimizer, label_smoothing)
+        train_state, ls = _epoch(train_state, static, x, y, idx, optimizer, label_smoothing)
         losses.append(ls)
-    params, state, _ = carry
-    return eqx.combine(params, static), state, jnp.concatenate(losses)
+    model, state = trained_model(model, train_state)
+    return model, state, jnp.concatenate(losses)
 
 
 @cites(DSN)
@@ -331,3 +414,16 @@ def evaluate(
     out = {"accuracy": jnp.mean(jnp.argmax(logits, -1) == y), "deep_inhibition": inhibited}
     out.update(_energy_jit(model, x, trace))
     return {k: float(np.asarray(v)) for k, v in out.items()}
+
+
+def _train_example(key: Any) -> tuple[Algorithm, DSNTrainState, tuple[Array, Array]]:
+    """A 2-channel network on 4x4 images, three batches of four."""
+    k_model, k_x, k_y = jax.random.split(key, 3)
+    model, bn = make_model(k_model, image_size=4, channels=(2, 2), num_steps=2)
+    x = jax.random.uniform(k_x, (3, 4, 1, 4, 4))
+    y = jax.random.randint(k_y, (3, 4), 0, 10)
+    algo = train_algorithm(model, optax.adam(1e-2))
+    return algo, algo.init(model, bn), (x, y)
+
+
+register_algorithm("dsn_convnet_train", train_algorithm, _train_example, area="snn")

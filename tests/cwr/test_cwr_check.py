@@ -159,7 +159,7 @@ def test_cwr2d_bound_on_a_is_sharp(scale):
 def test_ce_smooth_checker_matches_the_kl_closed_form():
     K, c = 3, 0.2
     ps = ck.threshold_distributions(3, K, c, 4)
-    rep = ck.calibration_report("ce", K, c, ps, steps=300, restarts=2)
+    rep = ck.calibration_report("ce", K, c, ps, num_steps=300, restarts=2)
 
     def kl(a, b):
         return a * np.log(a / b) + (1 - a) * np.log((1 - a) / (1 - b))
@@ -172,7 +172,7 @@ def test_ce_smooth_checker_matches_the_kl_closed_form():
 
 def test_adam_minimiser_recovers_softmax_equal_p():
     p = jnp.array([0.5, 0.3, 0.15, 0.05])
-    u = jax.jit(lambda k: cwr.minimize_conditional_risk(cwr.ce_chow_loss, p, 4, k, steps=1000, restarts=1))(
+    u = jax.jit(lambda k: cwr.minimize_conditional_risk(cwr.ce_chow_loss, p, 4, k, num_steps=1000, restarts=1))(
         jax.random.key(0))
     np.testing.assert_allclose(np.asarray(jax.nn.softmax(u)), np.asarray(p), atol=2e-4)
 

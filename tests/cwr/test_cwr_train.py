@@ -33,7 +33,7 @@ def test_ce_linear_scorer_approaches_the_bayes_risk():
     Xt, yt, Pt = tr.sample_mixture(jax.random.key(2), task, 2000)
     s = cwr.surrogate("ce", K, c)
     model, losses = tr.fit(jax.random.key(3), tr.make_scorer(jax.random.key(4), 5, s.dim), X, y, s.loss,
-                           steps=300, learning_rate=0.05)
+                           num_steps=300, learning_rate=0.05)
     out = tr.evaluate(model, Xt, yt, s.link, c, Pt)
     assert losses.shape == (300,) and float(losses[-50:].mean()) < float(losses[:50].mean())
     assert 0.05 < out["reject_rate"] < 0.95

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from jaxlab.snn import DSNParams, dsn_init, dsn_scan, dsn_step, energy_pj, heaviside_sg, sop_conv, sop_dense
-from jaxlab.snn._reference import sop_conv_reference, sop_dense_reference
+from jaxlab.snn.reference import sop_conv_reference, sop_dense_reference
 
 
 def bern(seed, shape, p):

@@ -16,8 +16,9 @@ from jaxlab.snn import (
     make_model,
     sop_conv,
     sop_dense,
-    train_step,
+    train_algorithm,
     trainable,
+    trained_model,
 )
 
 japply = eqx.filter_jit(apply)
@@ -59,17 +60,19 @@ def test_lif_network_has_no_dormancy_and_matches_dsn_until_gating(batch):
 
 
 @pytest.mark.slow
-def test_train_step_lowers_loss_and_keeps_dormancy_threshold(batch):
+def test_training_lowers_loss_and_keeps_dormancy_threshold(batch):
     model, state = make_model(jax.random.key(1), channels=(4, 4), num_steps=2)
-    opt = optax.adam(3e-2)
-    opt_state = opt.init(trainable(model))
+    algo = train_algorithm(model, optax.adam(3e-2))
+    train_state = algo.init(model, state)
+    step = jax.jit(algo.step)
     losses = []
     for _ in range(8):
-        model, state, opt_state, met = train_step(model, state, opt_state, batch, opt)
-        losses.append(float(met["loss"]))
+        train_state, met = step(None, train_state, batch)
+        losses.append(float(met.loss))
+    model, state = trained_model(model, train_state)
     assert losses[-1] < 0.8 * losses[0]
     assert float(model.v_dormant) == -0.05
-    assert 0 <= float(met["dormant2"]) <= 1
+    assert 0 <= float(met.dormant2) <= 1
     grads_leaves = jax.tree_util.tree_leaves(eqx.filter(trainable(model), eqx.is_array))
     assert all(jnp.all(jnp.isfinite(g)) for g in grads_leaves)
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from jaxlab.snn import DSNParams, dsn_init, dsn_scan, dsn_step, heaviside_sg, lif_scan, lif_step
-from jaxlab.snn._reference import dsn_reference
+from jaxlab.snn.reference import dsn_reference
 
 P = DSNParams()
 
@@ -186,7 +186,8 @@ def test_float32_stays_float32():
     ],
 )
 def test_hand_written_bptt_equals_autodiff_of_the_steps(gated, detach):
-    from jaxlab.snn.dsn import DSNState, _dsn_step, _lif_step, _scan_autodiff
+    from jaxlab.snn.neuron import DSNState, _dsn_step, _lif_step
+    from jaxlab.snn.scan import _scan_autodiff
 
     p = P._replace(detach_reset=detach, v_dormant=-0.2, v_reset=-0.05)
     rng = np.random.default_rng(8)
@@ -220,7 +221,8 @@ def test_hand_written_bptt_equals_autodiff_of_the_steps(gated, detach):
 def test_bptt_primitive_composes_with_vmap_and_second_order():
     """The hand-written BPTT is a primitive pair: eager and jitted grads, vmap of grad and grad of vmap must
     equal autodiff of the steps, and second derivatives must exist (both orders of the two modes agree)."""
-    from jaxlab.snn.dsn import DSNState, _dsn_step, _scan_autodiff
+    from jaxlab.snn.neuron import DSNState, _dsn_step
+    from jaxlab.snn.scan import _scan_autodiff
 
     p = P._replace(v_dormant=-0.2, detach_reset=False)
     x = jnp.asarray(np.random.default_rng(9).normal(0.4, 0.9, (3, 7, 2)))

@@ -1,13 +1,23 @@
-"""NumPy loop references for the DSN tests and claims: the neuron step by step (spec E.3) and synaptic operations
-synapse by synapse (spec E.3, energy model). Slow by design; small inputs only."""
+"""Plain NumPy loop references for the DSN claims and tests: the neuron step by step and the synaptic operations
+synapse by synapse. Slow by design; small inputs only.
+
+They restate the equations of :mod:`jaxlab.snn.neuron` (the DSN recursion) and :mod:`jaxlab.snn.energy` (the
+dormancy-masked SOP counts) one neuron and one synapse at a time, with no vectorisation, so that ``jaxlab
+verify snn`` can compare the scan and the closed-form counts against an independent implementation.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["dsn_reference", "sop_conv_reference", "sop_dense_reference"]
+
 
 def dsn_reference(x_seq, tau=2.0, v_th=1.0, v_reset=0.0, v_dormant=-0.05):
-    """Spikes, gates and post-reset potentials of the DSN equations (spec E.3), one neuron at a time."""
+    """Spikes, gates and post-reset potentials ``(S, D, V)`` of the DSN equations, one neuron at a time.
+
+    ``x_seq``: inputs with time first ``(T, ...)``; the other arguments are the neuron constants of
+    :class:`jaxlab.snn.neuron.DSNParams`. Returns three float64 arrays of the shape of ``x_seq``."""
     x_seq = np.asarray(x_seq, dtype=np.float64)
     beta = 1.0 - 1.0 / tau
     t_steps = x_seq.shape[0]
@@ -27,7 +37,9 @@ def dsn_reference(x_seq, tau=2.0, v_th=1.0, v_reset=0.0, v_dormant=-0.05):
 
 
 def sop_dense_reference(spikes_in, d_out):
-    """Count every (t, b, i -> j) synapse whose presynaptic neuron spiked and whose target is awake."""
+    """Count every (t, b, i -> j) synapse whose presynaptic neuron spiked and whose target is awake.
+
+    ``spikes_in``: ``(T, B, n_in)``, ``d_out``: ``(T, B, n_out)``; returns a Python float."""
     s, d = np.asarray(spikes_in), np.asarray(d_out)
     t_steps, b = s.shape[:2]
     total = 0.0
@@ -40,7 +52,9 @@ def sop_dense_reference(spikes_in, d_out):
 
 
 def sop_conv_reference(spikes_in, d_out, k, stride, pad):
-    """Count every synapse of a k x k convolution (zero padding) from a spiking input to an awake output."""
+    """Count every synapse of a k x k convolution (zero padding) from a spiking input to an awake output.
+
+    ``spikes_in``: ``(T, B, C, H, W)``, ``d_out``: ``(T, B, O, Ho, Wo)``; returns a Python float."""
     s, d = np.asarray(spikes_in), np.asarray(d_out)
     t_steps, b, c, h, w = s.shape
     o, ho, wo = d.shape[2:]

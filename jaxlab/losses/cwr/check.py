@@ -1,11 +1,13 @@
-r"""Numerical calibration checker for classification-with-rejection surrogates (spec section 3.6).
+r"""Exact calibration checker for classification-with-rejection surrogates: polyhedral geometry and LPs.
 
 For a polyhedral loss L(u, y) = max_r A[y, r] . u + b[y, r] the conditional risk R_L(u; p) = sum_y p_y L(u, y)
 is minimised exactly by the linear programme over (u, z) in R^d x R^K
 
     minimise  sum_y p_y z_y   subject to  z_y >= A[y, r] . u + b[y, r]  for all (y, r)            (LP)
 
-(:func:`lp_min`, scipy's HiGHS). The calibration gap of a link psi at p is
+(:func:`lp_min`, scipy's HiGHS). The geometry comes from :func:`polyhedral_pieces` (the affine pieces
+(A, b) of each surrogate) and :func:`link_cells` (each link's decision regions as unions of polyhedra
+{G u <= h}). The calibration gap of a link psi at p is
 
     gap(p) = min_{t not in Gamma_c(p)}  min_{cell {G u <= h} of psi^{-1}(t)}  LP + {G u <= h}  -  min LP,
 
@@ -15,9 +17,9 @@ distributions, the link errors (psi(u*) not in Gamma_c(p) at the LP minimiser u*
 For jaxlab's 2-d interval-coverage loss (``cwr2d``, theta = 1/4) every kink of the loss and every link
 boundary lies on the lattice (Z/4)^2, so the minimum of R_L over the plane and over each closed link cell is
 attained at a lattice point: :func:`cwr2d_lattice_report` evaluates R_L on that lattice in JAX, vmapped over
-p, as an exact solver independent of the LP (derived for this project, spec 3.5).
+p, as an exact solver independent of the LP (derived for jaxlab).
 
-Smooth losses (``ce``) use the optax minimiser :func:`jaxlab.losses.cwr.minimize_conditional_risk`
+Smooth losses (``ce``) use the optax minimiser :func:`jaxlab.losses.cwr.risk.minimize_conditional_risk`
 (L-BFGS) for the link check, and a quadratic-penalty minimisation over each link cell (convex for CE:
 log(1-c) - log softmax_k(u) <= 0, or max_k log softmax_k(u) - log(1-c) <= 0) for the gap.
 
@@ -35,24 +37,23 @@ import numpy as np
 import optax
 
 from jaxlab.core.citations import cites
+from jaxlab.core.deprecation import renamed_kwargs
 from jaxlab.core.validation import as_array, check_in_range, check_int, check_simplex
-from jaxlab.losses.cwr import (
-    REJECT,
-    conditional_risk,
-    cwr2d_loss,
-    link_cells,
-    minimize,
-    minimize_conditional_risk,
-    polyhedral_pieces,
-    surrogate,
-)
+from jaxlab.losses.cwr._checks import _CWR2D_WHY, _check_cost, _check_tau
+from jaxlab.losses.cwr.losses import _bw_slope, _check_code, _ref2d_check, _ref2d_geometry, bep_code, cwr2d_loss
+from jaxlab.losses.cwr.papers import CWR2026, RAMASWAMY
+from jaxlab.losses.cwr.registry import surrogate, surrogate_dim
+from jaxlab.losses.cwr.risk import conditional_risk, minimize, minimize_conditional_risk
+from jaxlab.losses.cwr.target import REJECT
 
 __all__ = [
     "CalibrationReport",
     "bayes_set",
     "calibration_report",
     "cwr2d_lattice_report",
+    "link_cells",
     "lp_min",
+    "polyhedral_pieces",
     "threshold_distributions",
 ]
 
@@ -68,6 +69,156 @@ class CalibrationReport(NamedTuple):
     u_star: np.ndarray  # (n, d) a minimiser
 
 
+# ----------------------------------------------------------------------------------------------------
+# polyhedral pieces of the losses and cells of the links (static NumPy data for the LP)
+
+
+def _e(d: int, i: int) -> np.ndarray:
+    v = np.zeros(d)
+    v[i] = 1.0
+    return v
+
+
+def polyhedral_pieces(name: str, K: int, **kw: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Affine pieces of a polyhedral surrogate: L(u, y) = max_{r: valid[y, r]} A[y, r] . u + b[y, r].
+
+    Returns NumPy ``A (K, R, d)``, ``b (K, R)``, ``valid (K, R)``. Names: ``cs``, ``ova`` (2^K pieces,
+    K <= 12), ``bep`` (``code=``), ``ref2d`` (``c=``, ``mu=``, ``allow_invalid=``), ``cwr2d`` (``c=``,
+    ``a=``), ``hinge2`` (K = 2, ``c=``). ``ce`` is not polyhedral.
+    """
+    d = surrogate_dim(name, K)
+    if name == "ce":
+        raise ValueError("name 'ce' is not polyhedral; use minimize_conditional_risk for it")
+    if name == "cs":
+        A = np.zeros((K, K, K))
+        b = np.ones((K, K))
+        for y in range(K):
+            for j in range(K):
+                A[y, j] = 0.0 if j == y else _e(K, j) - _e(K, y)
+            b[y, y] = 0.0
+    elif name == "hinge2":
+        c = float(kw.get("c"))
+        c = _check_cost(c, "generalized hinge", lo=0.0, hi=0.5, hi_open=True)
+        coef = np.array([0.0, -1.0, -_bw_slope(c)])  # phi_c(z) = max(0, 1 - z, 1 - slope z), z = s u
+        s = np.array([-1.0, 1.0])
+        A = (s[:, None] * coef[None, :])[:, :, None]
+        b = np.broadcast_to(np.array([0.0, 1.0, 1.0]), (2, 3)).copy()
+    elif name == "ova":
+        if K > 12:
+            raise ValueError(f"K must be <= 12 for the ova pieces (2^K of them), got {K}")
+        masks = (np.arange(2**K)[:, None] >> np.arange(K)[None, :]) & 1  # which hinges are active
+        A = np.zeros((K, 2**K, K))
+        b = np.broadcast_to(masks.sum(1).astype(float), (K, 2**K)).copy()
+        for y in range(K):
+            sign = np.where(np.arange(K) == y, -1.0, 1.0)
+            A[y] = masks * sign
+    elif name == "bep":
+        code = kw.get("code")
+        code = np.asarray(bep_code(K) if code is None else _check_code(code))
+        d = code.shape[1]
+        A = np.zeros((K, d + 1, d))
+        b = np.ones((K, d + 1))
+        b[:, 0] = 0.0
+        for y in range(K):
+            A[y, 1:] = np.diag(code[y])
+    elif name == "ref2d":
+        K, c = _ref2d_check(K, kw.get("c"), kw.get("allow_invalid", False))
+        mu = float(kw.get("mu", 10.0))
+        _, S, gauge = _ref2d_geometry(K, c)
+        pen_A = np.concatenate([mu * gauge, np.zeros((1, 2))])  # (K + 1, 2): mu (g_Q - 1)_+ as a max
+        pen_b = np.concatenate([-mu * np.ones(K), [0.0]])
+        A = (S[:, :, None, :] + pen_A[None, None]).reshape(K, K * (K + 1), 2)
+        b = np.broadcast_to(pen_b[None, None], (K, K, K + 1)).reshape(K, K * (K + 1)).copy()
+    else:  # cwr2d
+        c = float(kw.get("c"))
+        c = _check_cost(c, "cwr2d", lo=0.0, hi=0.5, hi_open=True, why=_CWR2D_WHY)
+        a = kw.get("a")
+        a = c / (1 - 2 * c) if a is None else float(a)
+        rows = []
+        for s1 in (1.0, -1.0):  # a |m - y'| = max over s1 of a s1 (m - y')
+            for h in (0.0, 1.0, -1.0):  # (|m - y'| - r)_+ = max(0, (m - y') - r, (y' - m) - r)
+                rows.append((a * s1 + h, c - abs(h)))
+        coef = np.array(rows)  # (6, 2)
+        A = np.broadcast_to(coef, (K, 6, 2)).copy()
+        b = -coef[None, :, 0] * (np.arange(K)[:, None] + 1.0)
+    return A, b, np.ones(b.shape, dtype=bool)
+
+
+def link_cells(name: str, K: int, **kw: Any) -> dict[int, list[tuple[np.ndarray, np.ndarray]]]:
+    """Closed polyhedral cells of a link: ``{t: [(G, h), ...]}``; closure of psi^{-1}(t) = U {G u <= h}.
+
+    t runs over REJECT (-1) and 0..K-1. Keywords as in :func:`surrogate` (``tau``, ``code``, ``theta``).
+    """
+    surrogate_dim(name, K)  # validates name and K
+    cells: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {t: [] for t in range(-1, K)}
+    if name == "cs":
+        tau = float(kw.get("tau", 0.5))
+        tau = _check_tau(tau, "tau", 0.0, 1.0)
+        for i in range(K):
+            G = np.stack([_e(K, j) - _e(K, i) for j in range(K) if j != i])
+            cells[i].append((G, -tau * np.ones(K - 1)))
+            for j in range(K):
+                if j != i:
+                    top = [_e(K, k) - _e(K, i) for k in range(K) if k != i]
+                    cells[REJECT].append((np.stack([*top, _e(K, i) - _e(K, j)]), np.r_[np.zeros(K - 1), tau]))
+    elif name == "hinge2":
+        tau = float(kw.get("tau", 0.5))
+        tau = _check_tau(tau, "tau", 0.0, 1.0)
+        cells[1].append((np.array([[-1.0]]), np.array([-tau])))
+        cells[0].append((np.array([[1.0]]), np.array([-tau])))
+        cells[REJECT].append((np.array([[1.0], [-1.0]]), np.array([tau, tau])))
+    elif name == "ova":
+        tau = float(kw.get("tau", 0.0))
+        tau = _check_tau(tau, "tau", -1.0, 1.0)
+        for i in range(K):
+            G = np.stack([*(_e(K, j) - _e(K, i) for j in range(K) if j != i), -_e(K, i)])
+            cells[i].append((G, np.r_[np.zeros(K - 1), -tau]))
+        cells[REJECT].append((np.eye(K), tau * np.ones(K)))
+    elif name == "bep":
+        code = kw.get("code")
+        code = np.asarray(bep_code(K) if code is None else _check_code(code))
+        d = code.shape[1]
+        tau = float(kw.get("tau", 0.5))
+        tau = _check_tau(tau, "tau", 0.0, 1.0)
+        words = {tuple(row): y for y, row in enumerate(code.tolist())}
+        for mask in range(2**d):
+            bvec = np.where((mask >> np.arange(d)) & 1, 1.0, -1.0)  # the cell {b_j u_j <= -tau}: -sign(u) = b
+            cells[words.get(tuple(bvec.tolist()), REJECT)].append((np.diag(bvec), -tau * np.ones(d)))
+        for j in range(d):
+            cells[REJECT].append((np.stack([_e(d, j), -_e(d, j)]), np.array([tau, tau])))
+    elif name == "ref2d":
+        tau = float(kw.get("tau", 0.5))
+        tau = _check_tau(tau, "tau", 0.0, 1.0)
+        ang = 2 * np.pi * np.arange(K) / K
+        n = np.stack([np.cos(ang), np.sin(ang)], axis=1)
+        for k in range(K):
+            G = np.stack([*(n[j] - n[k] for j in range(K) if j != k), -n[k]])
+            cells[k].append((G, np.r_[np.zeros(K - 1), -tau]))
+        cells[REJECT].append((n, tau * np.ones(K)))
+    elif name == "cwr2d":
+        theta = float(kw.get("theta", 0.25))
+        theta = _check_tau(theta, "theta", 0.0, 0.5)
+        G_acc = np.array([[0.0, 1.0], [1.0, 0.0], [-1.0, 0.0]])
+        for j in range(1, K + 1):
+            cells[j - 1].append((G_acc, np.array([theta, j + 0.5, -(j - 0.5)])))
+        cells[REJECT] += [
+            (np.array([[0.0, -1.0]]), np.array([-theta])),
+            (np.array([[1.0, 0.0]]), np.array([0.5])),
+            (np.array([[-1.0, 0.0]]), np.array([-(K + 0.5)])),
+        ]
+        for j in range(1, K):  # the half-integer lines |m - j| = 1/2 are rejected even when r <= theta
+            cells[REJECT].append((G_acc, np.array([theta, j + 0.5, -(j + 0.5)])))
+    else:
+        raise ValueError(f"name {name!r} has no polyhedral link cells; known: cs, ova, bep, ref2d, cwr2d, "
+                         "hinge2")
+    return cells
+
+
+
+# ----------------------------------------------------------------------------------------------------
+# the conditional-risk LP and the calibration reports
+
+
 def _linprog():
     try:
         from scipy.optimize import linprog
@@ -81,7 +232,7 @@ def _linprog():
 
 def _check_p(p: Any, K: int | None = None, name: str = "p") -> np.ndarray:
     p = as_array(p, name, kind="float", ndim=1, shape=None if K is None else (K,))
-    check_simplex(p, name)
+    p = check_simplex(p, name)
     return np.asarray(p, dtype=float)
 
 
@@ -101,7 +252,7 @@ def lp_min(pieces: tuple[Any, Any, Any], p: Any, G: Any = None, h: Any = None) -
     """Exact min of R_L(u; p) over {G u <= h} (or all of R^d): ``(value, u*)``; ``(inf, nan)`` if infeasible.
 
     ``pieces = (A (K, R, d), b (K, R), valid (K, R))`` as returned by
-    :func:`jaxlab.losses.cwr.polyhedral_pieces`.
+    :func:`polyhedral_pieces`.
     """
     linprog = _linprog()
     A, b, valid = (np.asarray(x) for x in pieces)
@@ -129,7 +280,7 @@ def lp_min(pieces: tuple[Any, Any, Any], p: Any, G: Any = None, h: Any = None) -
     return float(res.fun), np.asarray(res.x[:d])
 
 
-@cites("ramaswamy2018abstain")
+@cites(RAMASWAMY)
 def threshold_distributions(seed: int, K: int, c: float, n: int, *, drop: float = 2e-3) -> np.ndarray:
     """Test distributions (n, K): Dirichlet(0.3), Dirichlet(1), near-threshold and adversarial draws.
 
@@ -138,7 +289,7 @@ def threshold_distributions(seed: int, K: int, c: float, n: int, *, drop: float 
     |max p - (1 - c)| < ``drop`` are replaced. The four kinds alternate.
     """
     seed, K, n = check_int(seed, "seed"), check_int(K, "K", min_value=2), check_int(n, "n", min_value=1)
-    check_in_range(c, "c", 0.0, 1.0, lo_open=True, hi_open=True)
+    c = check_in_range(c, "c", 0.0, 1.0, lo_open=True, hi_open=True)
     rng = np.random.default_rng(seed)
     out: list[np.ndarray] = []
     while len(out) < n:
@@ -161,21 +312,22 @@ def _wrong(p: np.ndarray, c: float, K: int) -> list[int]:
     return [t for t in range(-1, K) if t not in gamma]
 
 
-@cites("ramaswamy2018abstain", "cwr2026lowdim")
-def calibration_report(name: str, K: int, c: float, ps: Any, *, key: Any = None, steps: int = 300,
+@cites(RAMASWAMY, CWR2026)
+@renamed_kwargs(steps="num_steps")
+def calibration_report(name: str, K: int, c: float, ps: Any, *, key: Any = None, num_steps: int = 300,
                        restarts: int = 4, **kw: Any) -> CalibrationReport:
     """Link errors and calibration gaps of a named surrogate at each distribution of ``ps`` (n, K).
 
     Polyhedral surrogates (cs, ova, bep, ref2d, cwr2d, hinge2) are solved exactly by LP; ``ce`` by optax
-    L-BFGS (``steps`` iterations, ``restarts`` starts; the gap is a quadratic-penalty estimate with weight
-    1e8, below the true gap by about 1e-8). ``kw`` goes to :func:`jaxlab.losses.cwr.surrogate`.
+    L-BFGS (``num_steps`` iterations, ``restarts`` starts; the gap is a quadratic-penalty estimate with weight
+    1e8, below the true gap by about 1e-8). ``kw`` goes to :func:`jaxlab.losses.cwr.registry.surrogate`.
     """
     sur = surrogate(name, K, c, **kw)  # validates name, K, c and the link parameters
     ps = as_array(ps, "ps", kind="float", ndim=2, shape=(None, sur.K))
-    check_simplex(ps, "ps")
+    ps = check_simplex(ps, "ps")
     ps = np.asarray(ps, dtype=float)
     if name == "ce":
-        return _smooth_report(sur, ps, jax.random.key(0) if key is None else key, steps, restarts)
+        return _smooth_report(sur, ps, jax.random.key(0) if key is None else key, num_steps, restarts)
     pieces = polyhedral_pieces(name, K, c=c, **kw)
     cells = link_cells(name, K, **kw)
     gaps, risks, us = [], [], []
@@ -208,15 +360,15 @@ def _ce_cell_violation(u: jax.Array, t: jax.Array, log1mc: float) -> jax.Array:
     return jnp.where(t == REJECT, reject, accept)
 
 
-@functools.partial(jax.jit, static_argnames=("K", "steps", "restarts"))
-def _ce_solve(ps, key, c, K, steps, restarts):
+@functools.partial(jax.jit, static_argnames=("K", "num_steps", "restarts"))
+def _ce_solve(ps, key, c, K, num_steps, restarts):
     log1mc = jnp.log1p(-c)
     opt = optax.lbfgs()
     rho = 1e8
 
     def per_p(p, k):
         k1, k2 = jax.random.split(k)
-        u_star = minimize_conditional_risk(lambda u, y: jax.nn.logsumexp(u) - u[y], p, K, k1, steps=steps,
+        u_star = minimize_conditional_risk(lambda u, y: jax.nn.logsumexp(u) - u[y], p, K, k1, num_steps=num_steps,
                                            restarts=restarts, method="lbfgs")
         risk = conditional_risk(lambda u, y: jax.nn.logsumexp(u) - u[y], u_star, p)
 
@@ -225,7 +377,7 @@ def _ce_solve(ps, key, c, K, steps, restarts):
                 g = _ce_cell_violation(u, t, log1mc)
                 return conditional_risk(lambda v, y: jax.nn.logsumexp(v) - v[y], u, p) + rho * jax.nn.relu(g) ** 2
 
-            return minimize(obj, u_star, k2, steps, opt).value
+            return minimize(obj, u_star, k2, num_steps, opt).value
 
         cell_vals = jax.vmap(in_cell)(jnp.arange(-1, K))
         return u_star, risk, cell_vals
@@ -233,8 +385,8 @@ def _ce_solve(ps, key, c, K, steps, restarts):
     return jax.vmap(per_p)(ps, jax.random.split(key, ps.shape[0]))
 
 
-def _smooth_report(sur, ps: np.ndarray, key: Any, steps: int, restarts: int) -> CalibrationReport:
-    u_star, risk, cell_vals = _ce_solve(jnp.asarray(ps), key, sur.c, sur.K, steps, restarts)
+def _smooth_report(sur, ps: np.ndarray, key: Any, num_steps: int, restarts: int) -> CalibrationReport:
+    u_star, risk, cell_vals = _ce_solve(jnp.asarray(ps), key, sur.c, sur.K, num_steps, restarts)
     u_star, risk, cell_vals = np.asarray(u_star), np.asarray(risk), np.asarray(cell_vals)
     return _report(sur, ps, u_star, risk, _cell_gaps(ps, sur.c, sur.K, risk, cell_vals))
 
@@ -259,7 +411,7 @@ def _lattice_solve(ps, c, a, theta, K):
     return risks[jnp.arange(ps.shape[0]), best], U[best], cell_min
 
 
-@cites("cwr2026lowdim")
+@cites(CWR2026)
 def cwr2d_lattice_report(K: int, c: float, ps: Any, *, a: float | None = None,
                          theta: float = 0.25) -> CalibrationReport:
     """Exact calibration check of ``cwr2d`` by enumeration of the lattice (Z/4)^2 (no LP, vmapped over p).
@@ -272,7 +424,7 @@ def cwr2d_lattice_report(K: int, c: float, ps: Any, *, a: float | None = None,
         raise ValueError(f"theta must be 0.25 for the lattice check (the cell boundaries must lie on (Z/4)^2), "
                          f"got {theta!r}")
     ps = np.asarray(as_array(ps, "ps", kind="float", ndim=2, shape=(None, K)), dtype=float)
-    check_simplex(ps, "ps")
+    ps = check_simplex(ps, "ps")
     a_val = c / (1 - 2 * c) if a is None else float(a)
     risk, u_star, cell_min = (np.asarray(x) for x in _lattice_solve(jnp.asarray(ps), c, a_val, theta, K))
     return _report(sur, ps, u_star, risk, _cell_gaps(ps, c, K, risk, cell_min))

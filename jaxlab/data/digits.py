@@ -1,5 +1,5 @@
-"""Small datasets for the SNN examples: scikit-learn's bundled 8x8 digits as static images, and a
-neuromorphic-style event version of them (plain NumPy, prepared once outside ``jit``).
+"""The 8x8 digits dataset (scikit-learn's bundled copy) as static images, and a neuromorphic-style event
+version of them (plain NumPy, prepared once outside ``jit``); used by the spiking networks of ``jaxlab.snn``.
 
 Event version (jaxlab's construction, in the spirit of N-MNIST's saccades; not from the DSN paper): the image
 ``I`` (scaled to [0, 1]) is shown at the shifts ``p_1, ..., p_T`` of a fixed saccade path over a zero

@@ -1,10 +1,9 @@
-"""Claims of the Dormant Spiking Neuron (area ``snn``; spec ``agents_systems.md`` section E.4): exact traces against
+"""Claims of the Dormant Spiking Neuron (area ``snn``): exact traces against
 a NumPy loop, the absorbing gate, DSN = LIF at V_D = -inf, the surrogate derivative and a 2-step BPTT gradient in
 closed form, SOP counts against brute force, the energy formula, and the small-scale digits experiment (DSN
 within 2 accuracy points of LIF while cutting SOP energy; the V_D sweep; deep inhibition in LIF nets).
 
-The small-scale experiment uses scikit-learn's 8x8 digits instead of the spec's synthetic 16x16 bars-and-blobs
-(the issue asks for digits), T = 4, 2 x conv + linear, Adam 1e-3.
+The small-scale experiment uses scikit-learn's 8x8 digits, T = 4, 2 x conv + linear, Adam 1e-3.
 """
 
 from __future__ import annotations
@@ -16,16 +15,23 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.core.claims import ClaimResult, claim
-from jaxlab.snn import data, dsn, network
-from jaxlab.snn._papers import DSN, HOROWITZ
-from jaxlab.snn._reference import dsn_reference, sop_conv_reference, sop_dense_reference
+from jaxlab.core import ClaimResult, claim
+from jaxlab.data import digits as data
+from jaxlab.snn import energy, network, neuron, scan
+from jaxlab.snn.papers import DSN, HOROWITZ
+from jaxlab.snn.reference import dsn_reference, sop_conv_reference, sop_dense_reference
 
 TITLE = "Dormant Spiking Neuron: gate, surrogate-gradient BPTT, synaptic operations and energy"
-MODULES = ("jaxlab.snn.dsn", "jaxlab.snn.network", "jaxlab.snn.data")
+MODULES = (
+    "jaxlab.snn.neuron",
+    "jaxlab.snn.scan",
+    "jaxlab.snn.energy",
+    "jaxlab.snn.network",
+    "jaxlab.data.digits",
+)
 
 _AREA = "snn"
-P = dsn.DSNParams()
+P = neuron.DSNParams()
 
 
 def _inputs(seed: int, shape: tuple[int, ...]) -> jax.Array:
@@ -39,12 +45,12 @@ def _smoothed_slope(x, alpha=4.0):
 
 @claim(area=_AREA, paper=DSN)
 def forward_trace_equals_numpy_loop() -> ClaimResult:
-    """E.4-1: spikes, gates and potentials of dsn_scan equal a step-by-step NumPy loop (T = 12, 35 neurons,
+    """Spikes, gates and potentials of dsn_scan equal a step-by-step NumPy loop (T = 12, 35 neurons,
     two parameter sets); measured = max |difference| over all three traces."""
     x = _inputs(0, (12, 5, 7))
     err = 0.0
     for p in (P, P._replace(v_dormant=-0.3, tau=3.0, v_th=0.7, v_reset=-0.1)):
-        s, _, aux = dsn.dsn_scan(p, x)
+        s, _, aux = scan.dsn_scan(p, x)
         rs, rd, rv = dsn_reference(x, p.tau, p.v_th, p.v_reset, p.v_dormant)
         for a, b in ((s, rs), (aux["d_seq"], rd), (aux["v_seq"], rv)):
             err = max(err, float(np.max(np.abs(np.asarray(a) - b))))
@@ -53,10 +59,10 @@ def forward_trace_equals_numpy_loop() -> ClaimResult:
 
 @claim(area=_AREA, paper=DSN)
 def dormant_neuron_never_spikes_again() -> ClaimResult:
-    """E.4-1: the gate is absorbing within a sample and a dormant neuron never spikes (T = 30, 2000 neurons);
+    """The gate is absorbing within a sample and a dormant neuron never spikes (T = 30, 2000 neurons);
     measured = number of wake-ups plus spikes of dormant neurons."""
     x = _inputs(1, (30, 2000))
-    s, _, aux = dsn.dsn_scan(P, x)
+    s, _, aux = scan.dsn_scan(P, x)
     d = np.asarray(aux["d_seq"])
     violations = int(np.sum(np.diff(d, axis=0) > 0) + np.sum(np.asarray(s)[d == 0]))
     frac = float((d[-1] == 0).mean())
@@ -65,31 +71,31 @@ def dormant_neuron_never_spikes_again() -> ClaimResult:
 
 @claim(area=_AREA, paper=DSN)
 def dsn_with_minus_inf_threshold_is_lif() -> ClaimResult:
-    """E.3: with V_D = -inf the DSN equals plain LIF exactly, spikes, potentials and BPTT gradients; measured =
+    """With V_D = -inf the DSN equals plain LIF exactly, spikes, potentials and BPTT gradients; measured =
     max |difference|."""
     x = _inputs(2, (10, 64))
     p = P._replace(v_dormant=-jnp.inf)
 
-    def loss(scan, x):
-        s, _, aux = scan(p, x)
+    def loss(run_scan, x):
+        s, _, aux = run_scan(p, x)
         return jnp.sum(s * jnp.arange(1.0, 11.0)[:, None]) + jnp.sum(aux["v_seq"] ** 2)
 
     outs = []
-    for scan in (dsn.dsn_scan, dsn.lif_scan):
-        s, _, aux = scan(p, x)
-        outs.append((s, aux["v_seq"], jax.grad(functools.partial(loss, scan))(x)))
+    for run_scan in (scan.dsn_scan, scan.lif_scan):
+        s, _, aux = run_scan(p, x)
+        outs.append((s, aux["v_seq"], jax.grad(functools.partial(loss, run_scan))(x)))
     err = max(float(jnp.max(jnp.abs(a - b))) for a, b in zip(*outs, strict=True))
     return ClaimResult.at_most(err, 0.0, details="max |DSN(V_D=-inf) - LIF| over S, V and dL/dx")
 
 
 @claim(area=_AREA, paper=DSN)
 def surrogate_gradient_matches_smoothed_step() -> ClaimResult:
-    """E.3: d/dx heaviside_sg(x, alpha) equals the central finite difference of sigma(alpha x) (alpha in
+    """D/dx heaviside_sg(x, alpha) equals the central finite difference of sigma(alpha x) (alpha in
     {1, 4, 10}, 41 points in [-2, 2], h = 1e-6); measured = max |error|."""
     x = np.linspace(-2, 2, 41)
     err = 0.0
     for alpha in (1.0, 4.0, 10.0):
-        g = jax.vmap(jax.grad(lambda u, a=alpha: dsn.heaviside_sg(u, a)))(jnp.asarray(x))
+        g = jax.vmap(jax.grad(lambda u, a=alpha: neuron.heaviside_sg(u, a)))(jnp.asarray(x))
         sm = lambda u, a=alpha: 1 / (1 + np.exp(-a * u))  # noqa: E731
         fd = (sm(x + 1e-6) - sm(x - 1e-6)) / 2e-6
         err = max(err, float(np.max(np.abs(np.asarray(g) - fd))))
@@ -98,10 +104,10 @@ def surrogate_gradient_matches_smoothed_step() -> ClaimResult:
 
 @claim(area=_AREA, paper=DSN)
 def two_step_bptt_through_the_gate() -> ClaimResult:
-    """E.4-2: dS_2/dx for x = (-0.03, 1.2) (V_1 = x_1 just above V_D, a spike at t = 2) equals the closed form
+    """DS_2/dx for x = (-0.03, 1.2) (V_1 = x_1 just above V_D, a spike at t = 2) equals the closed form
     (Theta'(x_1 - V_D) + beta Theta'(H_2 - V_th), Theta'(H_2 - V_th)); measured = max relative error."""
     x1, x2 = -0.03, 1.2
-    g = np.asarray(jax.grad(lambda x: dsn.dsn_scan(P, x)[0][1])(jnp.array([x1, x2])))
+    g = np.asarray(jax.grad(lambda x: scan.dsn_scan(P, x)[0][1])(jnp.array([x1, x2])))
     h2 = P.beta * x1 + x2
     expected = np.array(
         [_smoothed_slope(x1 - P.v_dormant) + P.beta * _smoothed_slope(h2 - P.v_th), _smoothed_slope(h2 - P.v_th)]
@@ -112,18 +118,18 @@ def two_step_bptt_through_the_gate() -> ClaimResult:
 
 @claim(area=_AREA, paper=DSN)
 def sop_counts_match_brute_force() -> ClaimResult:
-    """E.4-3: sop_dense and sop_conv (3x3, stride 1 and 2, padding 0 and 1) equal a loop over synapses, with
+    """Sop_dense and sop_conv (3x3, stride 1 and 2, padding 0 and 1) equal a loop over synapses, with
     random dormancy and with D = 1; measured = max |difference|, and dormancy must reduce every count."""
     rng = np.random.default_rng(3)
     err, reduced = 0.0, True
     s, d = (rng.random((3, 2, 7)) < 0.4) * 1.0, (rng.random((3, 2, 5)) < 0.7) * 1.0
-    pairs = [(float(dsn.sop_dense(s, dd)), sop_dense_reference(s, dd)) for dd in (d, np.ones_like(d))]
+    pairs = [(float(energy.sop_dense(s, dd)), sop_dense_reference(s, dd)) for dd in (d, np.ones_like(d))]
     for stride, pad in ((1, 0), (1, 1), (2, 0), (2, 1)):
         sc = (rng.random((2, 2, 3, 7, 6)) < 0.3) * 1.0
         ho, wo = (7 + 2 * pad - 3) // stride + 1, (6 + 2 * pad - 3) // stride + 1
         dc = (rng.random((2, 2, 4, ho, wo)) < 0.6) * 1.0
         pairs += [
-            (float(dsn.sop_conv(sc, dd, 3, stride, pad)), sop_conv_reference(sc, dd, 3, stride, pad))
+            (float(energy.sop_conv(sc, dd, 3, stride, pad)), sop_conv_reference(sc, dd, 3, stride, pad))
             for dd in (dc, np.ones_like(dc))
         ]
     for k in range(0, len(pairs), 2):
@@ -140,8 +146,8 @@ def sop_counts_match_brute_force() -> ClaimResult:
 
 @claim(area=_AREA, paper=HOROWITZ)
 def energy_formula() -> ClaimResult:
-    """E.3: E = 4.6 pJ x MACs + 0.9 pJ x (SOPs + neuron updates) on (1000, 5000, 300): 4600 + 4500 + 270."""
-    return ClaimResult.close(dsn.energy_pj(1000, 5000, 300), 9370.0, rtol=1e-14)
+    """E = 4.6 pJ x MACs + 0.9 pJ x (SOPs + neuron updates) on (1000, 5000, 300): 4600 + 4500 + 270."""
+    return ClaimResult.close(energy.energy_pj(1000, 5000, 300), 9370.0, rtol=1e-14)
 
 
 @functools.cache
@@ -150,7 +156,7 @@ def _digits_run(v_dormant: float, events: bool, epochs: int = 4) -> dict[str, fl
     if events:
         xtr, xte = data.digits_events(xtr, 4), data.digits_events(xte, 4)
     dormant = np.isfinite(v_dormant)
-    params = dsn.DSNParams(v_dormant=v_dormant if dormant else -0.05)
+    params = neuron.DSNParams(v_dormant=v_dormant if dormant else -0.05)
     model, state = network.make_model(
         jax.random.key(0),
         in_channels=xtr.shape[-3],
@@ -164,12 +170,12 @@ def _digits_run(v_dormant: float, events: bool, epochs: int = 4) -> dict[str, fl
 
 
 def _sop_energy(r: dict[str, float]) -> float:
-    return dsn.E_AC * r["sops"]
+    return energy.E_AC * r["sops"]
 
 
 @claim(area=_AREA, paper=DSN, quick=False)
 def digits_dsn_matches_lif_accuracy_with_less_sop_energy() -> ClaimResult:
-    """E.4-4 (digits): DSN (V_D = -0.05) test accuracy is within 2 points of LIF (same seed, 4 epochs); measured =
+    """(digits) DSN (V_D = -0.05) test accuracy is within 2 points of LIF (same seed, 4 epochs); measured =
     LIF accuracy - DSN accuracy; details: the SOP-energy reduction (paper: 40-70 %)."""
     dsn_r, lif_r = _digits_run(-0.05, False), _digits_run(-np.inf, False)
     gap = lif_r["accuracy"] - dsn_r["accuracy"]
@@ -185,7 +191,7 @@ def digits_dsn_matches_lif_accuracy_with_less_sop_energy() -> ClaimResult:
 
 @claim(area=_AREA, paper=DSN, quick=False)
 def digits_dsn_cuts_sop_energy_by_30_percent() -> ClaimResult:
-    """E.4-4 (digits): the DSN network's SOP energy is at least 30 % below the LIF network's (paper: 40-70 %);
+    """(digits) The DSN network's SOP energy is at least 30 % below the LIF network's (paper: 40-70 %);
     measured = reduction."""
     dsn_r, lif_r = _digits_run(-0.05, False), _digits_run(-np.inf, False)
     red = 1 - _sop_energy(dsn_r) / _sop_energy(lif_r)
@@ -196,7 +202,7 @@ def digits_dsn_cuts_sop_energy_by_30_percent() -> ClaimResult:
 
 @claim(area=_AREA, paper=DSN, quick=False)
 def event_digits_dsn_cuts_energy() -> ClaimResult:
-    """E.5 (neuromorphic-style): on event digits (no real-valued layer, all synaptic), DSN accuracy is within 2
+    """(neuromorphic-style) On event digits (no real-valued layer, all synaptic), DSN accuracy is within 2
     points of LIF and its total energy at least 30 % lower; measured = energy reduction."""
     dsn_r, lif_r = _digits_run(-0.05, True), _digits_run(-np.inf, True)
     red = 1 - dsn_r["energy_pj"] / lif_r["energy_pj"]
@@ -212,7 +218,7 @@ def event_digits_dsn_cuts_energy() -> ClaimResult:
 
 @claim(area=_AREA, paper=DSN, quick=False)
 def dormancy_threshold_sweep_is_monotone() -> ClaimResult:
-    """E.4-4: trained with V_D in {-0.01, -0.05, -0.2, -1.0}, the dormant fraction of the second layer decreases
+    """Trained with V_D in {-0.01, -0.05, -0.2, -1.0}, the dormant fraction of the second layer decreases
     as V_D gets more negative; measured = number of order violations."""
     fr = [_digits_run(v, False)["dormant2"] for v in (-0.01, -0.05, -0.2, -1.0)]
     bad = sum(a <= b for a, b in itertools.pairwise(fr))
@@ -221,6 +227,6 @@ def dormancy_threshold_sweep_is_monotone() -> ClaimResult:
 
 @claim(area=_AREA, paper=DSN, quick=False)
 def lif_network_has_deeply_inhibited_neurons() -> ClaimResult:
-    """E.4-5: in the trained plain-LIF digits network more than 10 % of (t, neuron) sit below V_D = -0.05
+    """In the trained plain-LIF digits network more than 10 % of (t, neuron) sit below V_D = -0.05
     (paper: up to 44 % in an ImageNet ResNet-18); measured = that fraction."""
     return ClaimResult.at_least(_digits_run(-np.inf, False)["deep_inhibition"], 0.10)

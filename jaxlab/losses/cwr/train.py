@@ -1,4 +1,4 @@
-r"""Training scorers with classification-with-rejection surrogates on a known Gaussian mixture (spec section 5).
+r"""Training scorers with classification-with-rejection surrogates on a known Gaussian mixture.
 
 Task: K classes with means mu_k in R^D, x | z ~ N(mu_z, I), z uniform; the observed label is z with
 probability 1 - eta and uniform on [K] otherwise (label noise). The class posterior is known exactly,
@@ -10,8 +10,8 @@ so the Bayes 0-1-c risk E_x min(c, 1 - max_y p(y | x)) can be estimated on any s
 (1/n) sum_i L(f(x_i), y_i) and evaluated through the surrogate's link psi by the empirical 0-1-c risk
 (1/n) sum_i l_c(psi(f(x_i)), y_i), the rejection rate and the error on accepted points.
 
-The study design (data, models, metrics) is the spec's recommendation: the target paper's experiments were
-not retrieved. Training follows jaxlab's ``init``/``step`` + :func:`jaxlab.core.run` pattern.
+The study design (data, models, metrics) is jaxlab's: the target paper's experiments were not retrieved.
+Training is :func:`jaxlab.core.train.trainer` (optax), driven by :func:`jaxlab.core.run`.
 """
 
 from __future__ import annotations
@@ -25,14 +25,17 @@ import jax.numpy as jnp
 import optax
 from jaxtyping import Array, Float, Int
 
+from jaxlab.core import Algorithm, register_algorithm, run
 from jaxlab.core.citations import cites
-from jaxlab.core.loop import run
+from jaxlab.core.deprecation import renamed_kwargs
+from jaxlab.core.train import trainer
 from jaxlab.core.validation import as_array, check_in_range, check_int, check_positive
-from jaxlab.losses.cwr import REJECT, bayes_decision, bayes_risk, cwr_target_loss
+from jaxlab.losses.cwr.losses import cs_loss
+from jaxlab.losses.cwr.papers import CHOW, CWR2026, RAMASWAMY
+from jaxlab.losses.cwr.target import REJECT, bayes_decision, bayes_risk, cwr_target_loss
 
 __all__ = [
     "MixtureTask",
-    "TrainState",
     "cwr_metrics",
     "evaluate",
     "fit",
@@ -40,8 +43,7 @@ __all__ = [
     "make_scorer",
     "mixture_bayes_risk",
     "sample_mixture",
-    "train_init",
-    "train_step",
+    "scorer_train_algorithm",
 ]
 
 
@@ -52,13 +54,13 @@ class MixtureTask(NamedTuple):
     eta: float
 
 
-@cites("chow1970reject")
+@cites(CHOW)
 def make_mixture(key: Any, K: int, dim: int = 20, sep: float = 3.0, eta: float = 0.2) -> MixtureTask:
     """Random means sep * N(0, I_D) / sqrt(D) (pairwise distance about sep * sqrt 2) and label noise eta."""
     K = check_int(K, "K", min_value=2)
     dim = check_int(dim, "dim", min_value=1)
-    check_positive(sep, "sep")
-    check_in_range(eta, "eta", 0.0, 1.0, hi_open=True)
+    sep = check_positive(sep, "sep")
+    eta = check_in_range(eta, "eta", 0.0, 1.0, hi_open=True)
     means = sep * jax.random.normal(key, (K, dim)) / jnp.sqrt(dim)
     return MixtureTask(means, float(eta))
 
@@ -69,7 +71,7 @@ def _posterior(task: MixtureTask, X: jax.Array) -> jax.Array:
     return (1 - task.eta) * jax.nn.softmax(logits, axis=-1) + task.eta / K
 
 
-@cites("chow1970reject")
+@cites(CHOW)
 def sample_mixture(key: Any, task: MixtureTask, n: int) -> tuple[Float[Array, "n D"], Int[Array, " n"],
                                                                   Float[Array, "n K"]]:
     """Draw n points: features X, noisy labels y and the exact posteriors P = p(. | x)."""
@@ -102,66 +104,81 @@ def make_scorer(key: Any, dim: int, d: int, width: int | None = None) -> eqx.nn.
     return eqx.nn.MLP(dim, d, width_size=width, depth=1, activation=jax.nn.relu, key=key)
 
 
-class TrainState(NamedTuple):
-    """Trainable arrays of the scorer and the optax state."""
+def scorer_train_algorithm(model: eqx.Module, X: Float[Array, "n D"], y: Int[Array, " n"],
+                           loss: Callable[[jax.Array, jax.Array], jax.Array],
+                           optimizer: optax.GradientTransformation, *, batch_size: int) -> Algorithm:
+    """Minibatch training of a scorer on a surrogate loss, as a :func:`jaxlab.core.train.trainer` algorithm.
 
-    params: Any
-    opt_state: Any
+    Each step draws ``batch_size`` row indices i_1..i_B uniformly (with replacement) from ``key`` and takes one
+    ``optimizer`` step on the mean surrogate loss (1/B) sum_b L(f_theta(x_{i_b}), y_{i_b}) of the scorer f_theta.
+
+    Args:
+      model: the scorer (an ``equinox`` module); its non-array part is bound here.
+      X: features, shape ``(n, D)``.
+      y: labels in ``0..K-1``, shape ``(n,)``.
+      loss: the surrogate loss ``loss(u, y)``, batched over rows (e.g. ``surrogate(...).loss``).
+      optimizer: any optax gradient transformation.
+      batch_size: rows per minibatch.
+
+    Returns:
+      ``Algorithm(init, step)``: ``init(params)`` with ``params = eqx.filter(model, eqx.is_array)`` gives a
+      :class:`jaxlab.core.train.TrainState`; ``step(key, state)`` returns it updated and a
+      :class:`jaxlab.core.train.TrainInfo` holding the minibatch loss.
+    """
+    static = eqx.filter(model, eqx.is_array, inverse=True)
+
+    def minibatch_loss(params: Any, key: Any, batch: Any) -> jax.Array:
+        del batch  # the minibatch is drawn from the key
+        idx = jax.random.randint(key, (batch_size,), 0, X.shape[0])
+        scorer = eqx.combine(params, static)
+        return jnp.mean(loss(jax.vmap(scorer)(X[idx]), y[idx]))
+
+    return trainer(minibatch_loss, optimizer)
 
 
-def train_init(model: eqx.Module, optimizer: optax.GradientTransformation) -> TrainState:
-    """Initial training state of ``model`` (its array leaves) under ``optimizer``."""
-    params = eqx.filter(model, eqx.is_array)
-    return TrainState(params, optimizer.init(params))
-
-
-def train_step(key: Any, state: TrainState, *, static: Any, X: jax.Array, y: jax.Array,
-               loss: Callable[[jax.Array, jax.Array], jax.Array], optimizer: optax.GradientTransformation,
-               batch_size: int) -> tuple[TrainState, jax.Array]:
-    """One Adam step on a random minibatch of the mean surrogate loss. Info: the minibatch loss."""
-    idx = jax.random.randint(key, (batch_size,), 0, X.shape[0])
-
-    def objective(params):
-        model = eqx.combine(params, static)
-        return jnp.mean(loss(jax.vmap(model)(X[idx]), y[idx]))
-
-    value, grad = jax.value_and_grad(objective)(state.params)
-    updates, opt_state = optimizer.update(grad, state.opt_state, state.params)
-    return TrainState(optax.apply_updates(state.params, updates), opt_state), value
-
-
-@cites("ramaswamy2018abstain", "cwr2026lowdim")
+@cites(RAMASWAMY, CWR2026)
+@renamed_kwargs(steps="num_steps")
 def fit(key: Any, model: eqx.Module, X: Float[Array, "n D"], y: Int[Array, " n"],
-        loss: Callable[[jax.Array, jax.Array], jax.Array], *, steps: int = 2000, learning_rate: float = 1e-2,
+        loss: Callable[[jax.Array, jax.Array], jax.Array], *, num_steps: int = 2000, learning_rate: float = 1e-2,
         batch_size: int = 256) -> tuple[eqx.Module, jax.Array]:
     """Train ``model`` on the surrogate ``loss(u, y)`` (batched over rows) by minibatch Adam, under jit.
 
     The step decays from ``learning_rate`` to 1% of it on a cosine schedule (polyhedral losses need the
-    decay to settle on their kinks, e.g. r = 0 for an accepted point of ``cwr2d``).
+    decay to settle on their kinks, e.g. r = 0 for an accepted point of ``cwr2d``); the steps are those of
+    :func:`scorer_train_algorithm`, driven by :func:`jaxlab.core.run`.
 
-    Returns the trained model and the per-step minibatch losses.
+    Args:
+      key: PRNG key (the minibatches).
+      model: the scorer, e.g. from :func:`make_scorer`.
+      X: features, shape ``(n, D)``.
+      y: labels, shape ``(n,)``.
+      loss: the surrogate loss ``loss(u, y)``.
+      num_steps: number of Adam steps.
+      learning_rate: initial step size (> 0).
+      batch_size: rows per minibatch.
+
+    Returns:
+      The trained model and the per-step minibatch losses, shape ``(num_steps,)``.
     """
     X = as_array(X, "X", kind="float", ndim=2)
     y = as_array(y, "y", kind="int", shape=(X.shape[0],))
-    steps = check_int(steps, "steps", min_value=1)
+    num_steps = check_int(num_steps, "num_steps", min_value=1)
     batch_size = check_int(batch_size, "batch_size", min_value=1)
-    check_positive(learning_rate, "learning_rate")
+    learning_rate = check_positive(learning_rate, "learning_rate")
     params, static = eqx.partition(model, eqx.is_array)
-    optimizer = optax.adam(optax.cosine_decay_schedule(learning_rate, steps, alpha=1e-2))
+    optimizer = optax.adam(optax.cosine_decay_schedule(learning_rate, num_steps, alpha=1e-2))
+    algo = scorer_train_algorithm(model, X, y, loss, optimizer, batch_size=batch_size)
 
     @jax.jit
     def go(params, key):
-        state = TrainState(params, optimizer.init(params))
-        step = lambda k, s: train_step(k, s, static=static, X=X, y=y, loss=loss,  # noqa: E731
-                                       optimizer=optimizer, batch_size=batch_size)
-        final, trace = run(step, state, key, steps)
-        return final.params, trace.infos
+        final, trace = run(algo.step, algo.init(params), key, num_steps)
+        return final.params, trace.infos.loss
 
     params, losses = go(params, key)
     return eqx.combine(params, static), losses
 
 
-@cites("chow1970reject")
+@cites(CHOW)
 def cwr_metrics(decisions: Int[Array, " n"], y: Int[Array, " n"], c: float) -> dict[str, jax.Array]:
     """Empirical 0-1-c risk, rejection rate and error rate on accepted points (NaN if all are rejected)."""
     decisions = as_array(decisions, "decisions", kind="int", ndim=1)
@@ -187,3 +204,15 @@ def evaluate(model: eqx.Module, X: Float[Array, "n D"], y: Int[Array, " n"],
         out["bayes_risk"] = float(mixture_bayes_risk(P, c))
         out["bayes_risk_empirical"] = float(jnp.mean(cwr_target_loss(bayes_decision(P, c), y, c)))
     return out
+
+
+def _scorer_train_example(key: Any) -> tuple[Algorithm, Any, None]:
+    """A linear scorer trained with the Crammer-Singer loss on 32 points of a 3-class mixture."""
+    k_task, k_data, k_model = jax.random.split(key, 3)
+    X, y, _ = sample_mixture(k_data, make_mixture(k_task, 3, dim=2), 32)
+    model = make_scorer(k_model, 2, 3)
+    algo = scorer_train_algorithm(model, X, y, cs_loss, optax.adam(1e-2), batch_size=8)
+    return algo, algo.init(eqx.filter(model, eqx.is_array)), None
+
+
+register_algorithm("cwr_scorer_train", scorer_train_algorithm, _scorer_train_example, area="cwr")

@@ -1,17 +1,25 @@
 """Claims of classification with rejection (area ``cwr``): Chow's rule, calibration of the CS/BEP/OvA baselines
 at c = 1/2, the small-K 2-d fan embedding, the K = 2 generalized hinge and jaxlab's 2-d interval-coverage
-surrogate (spec section 4, C1-C7; C8, a 4-d surrogate at c = 1/2, is open and not claimed)."""
+surrogate (C1-C7; C8, a 4-d surrogate at c = 1/2, is open and not claimed)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from jaxlab.core.claims import ClaimResult, claim
+from jaxlab.core import ClaimResult, claim
 from jaxlab.losses import cwr
-from jaxlab.losses import cwr_check as ck
+from jaxlab.losses.cwr import check as ck
+from jaxlab.losses.cwr.papers import BARTLETT, CHOW, CWR2026, FINOCCHIARO, RAMASWAMY
 
 TITLE = "Classification with rejection: calibrated surrogates (CE/OvA/CS/BEP, 2-d fan, cwr2d) and an LP checker"
-MODULES = ("jaxlab.losses.cwr", "jaxlab.losses.cwr_check", "jaxlab.losses.cwr_train")
+MODULES = (
+    "jaxlab.losses.cwr.target",
+    "jaxlab.losses.cwr.losses",
+    "jaxlab.losses.cwr.registry",
+    "jaxlab.losses.cwr.risk",
+    "jaxlab.losses.cwr.check",
+    "jaxlab.losses.cwr.train",
+)
 
 _AREA = "cwr"
 
@@ -34,7 +42,7 @@ def _calibrated(errors: int, gap: float, what: str) -> ClaimResult:
     return ClaimResult(gap, "> 0 with 0 link errors", 0.0, errors == 0 and gap > 0, details)
 
 
-@claim(area=_AREA, paper="chow1970reject")
+@claim(area=_AREA, paper=CHOW)
 def chow_rule_is_bayes() -> ClaimResult:
     """C1: Chow's decision attains min_t l_c(t; p) (brute force over the K + 1 decisions), 3 costs x 400 p."""
     rng = np.random.default_rng(0)
@@ -49,7 +57,7 @@ def chow_rule_is_bayes() -> ClaimResult:
     return ClaimResult.at_most(worst, 0.0, details="max excess target risk of Chow's decision")
 
 
-@claim(area=_AREA, paper="ramaswamy2018abstain")
+@claim(area=_AREA, paper=RAMASWAMY)
 def cs_and_bep_are_calibrated_at_one_half() -> ClaimResult:
     """C2 (quick size): CS (tau = 1/2, K in {3, 6}) and BEP (tau = 1/2, K in {3, 5, 9}), 6 p each: exact LP
     gaps > 0 and no link error."""
@@ -58,14 +66,14 @@ def cs_and_bep_are_calibrated_at_one_half() -> ClaimResult:
     return _calibrated(e1 + e2, min(g1, g2), "cs + bep")
 
 
-@claim(area=_AREA, paper="ramaswamy2018abstain", quick=False)
+@claim(area=_AREA, paper=RAMASWAMY, quick=False)
 def bep_is_calibrated_at_one_half_for_K_3_to_20() -> ClaimResult:
     """C2 (full size for BEP): K = 3..20, 12 p each, exact LP gaps > 0 and no link error."""
     e, g, _, _ = _errors_and_gap("bep", [(K, 0.5) for K in range(3, 21)], 12)
     return _calibrated(e, g, "bep, K = 3..20")
 
 
-@claim(area=_AREA, paper="ramaswamy2018abstain")
+@claim(area=_AREA, paper=RAMASWAMY)
 def cs_and_bep_min_risk_is_two_times_abstain_risk() -> ClaimResult:
     """C3: min_u R_L(u; p) = min(1, 2 (1 - max p)) for CS and BEP (LP), K in {4, 7}."""
     dev = 0.0
@@ -75,7 +83,7 @@ def cs_and_bep_min_risk_is_two_times_abstain_risk() -> ClaimResult:
     return ClaimResult.at_most(dev, 1e-8, details="max |LP minimum - min(1, 2(1 - max p))|")
 
 
-@claim(area=_AREA, paper="ramaswamy2018abstain")
+@claim(area=_AREA, paper=RAMASWAMY)
 def ova_minimiser_is_sign_of_2p_minus_1() -> ClaimResult:
     """C4: the OvA hinge risk at u = sign(2p - 1) equals the LP minimum, and its link is Bayes (K = 5)."""
     K = 5
@@ -88,15 +96,15 @@ def ova_minimiser_is_sign_of_2p_minus_1() -> ClaimResult:
     return ClaimResult.at_most(dev, 1e-8, details=f"max |R(sign(2p-1)) - LP min| (+1 per wrong link: {wrong})")
 
 
-@claim(area=_AREA, paper="finocchiaro2024embedding")
+@claim(area=_AREA, paper=FINOCCHIARO)
 def fan_embedding_is_calibrated_when_the_fan_condition_holds() -> ClaimResult:
-    """C5a: the 2-d fan embedding (derived, spec 3.4) for K = 3, 4 (c in {.05,.2,.3,.45}) and K = 5, c = .2."""
+    """C5a: the 2-d fan embedding (derived for jaxlab) for K = 3, 4 (c in {.05,.2,.3,.45}) and K = 5, c = .2."""
     pairs = [(K, c) for K in (3, 4) for c in (0.05, 0.2, 0.3, 0.45)] + [(5, 0.2)]
     e, g, _, _ = _errors_and_gap("ref2d", pairs, 6)
     return _calibrated(e, g, "ref2d under the fan condition")
 
 
-@claim(area=_AREA, paper="finocchiaro2024embedding")
+@claim(area=_AREA, paper=FINOCCHIARO)
 def fan_embedding_fails_for_K_at_least_6() -> ClaimResult:
     """C5b: for K in {6, 8} (fan condition false) the checker finds link errors and a zero gap."""
     e, g, _, _ = _errors_and_gap("ref2d", [(K, c) for K in (6, 8) for c in (0.05, 0.45)], 8,
@@ -105,7 +113,7 @@ def fan_embedding_fails_for_K_at_least_6() -> ClaimResult:
                        f"{e} link errors, smallest gap {g:.3g}")
 
 
-@claim(area=_AREA, paper="bartlett2008reject")
+@claim(area=_AREA, paper=BARTLETT)
 def generalized_hinge_is_calibrated_for_two_classes() -> ClaimResult:
     """C6: for K = 2 the 1-d generalized hinge (tau = 1/2) is calibrated, c in {.05, .2, .3, .45, .49}."""
     e, g, _, _ = _errors_and_gap("hinge2", [(2, c) for c in (0.05, 0.2, 0.3, 0.45, 0.49)], 12)
@@ -125,7 +133,7 @@ def _cwr2d_sweep(Ks, n) -> tuple[int, float, float]:
     return errors, worst_dev, worst_reject
 
 
-@claim(area=_AREA, paper="cwr2026lowdim")
+@claim(area=_AREA, paper=CWR2026)
 def cwr2d_is_calibrated_for_every_K_and_c() -> ClaimResult:
     """C7: cwr2d, K in {3, 4, 7, 12, 20, 30}, c in {.01, ..., .49}, 16 p each (exact lattice solver): no link
     error, gap = theta * eps on the accept side, gap >= eps / 2 on the reject side."""
@@ -135,7 +143,7 @@ def cwr2d_is_calibrated_for_every_K_and_c() -> ClaimResult:
                        f"max |gap - eps/4| (accept) {dev:.2g}; min gap/|eps| (reject) {ratio:.3f}")
 
 
-@claim(area=_AREA, paper="cwr2026lowdim", quick=False)
+@claim(area=_AREA, paper=CWR2026, quick=False)
 def cwr2d_is_calibrated_full_sweep() -> ClaimResult:
     """C7 (full size): K = 3..30, all 8 costs, 48 p each, exact lattice solver: 0 link errors."""
     errors, dev, ratio = _cwr2d_sweep(range(3, 31), 48)
@@ -144,7 +152,7 @@ def cwr2d_is_calibrated_full_sweep() -> ClaimResult:
                        f"max |gap - eps/4| (accept) {dev:.2g}; min gap/|eps| (reject) {ratio:.3f}")
 
 
-@claim(area=_AREA, paper="cwr2026lowdim")
+@claim(area=_AREA, paper=CWR2026)
 def cwr2d_accept_gap_is_theta_eps_by_lp() -> ClaimResult:
     """C7: exact LP (HiGHS) on cwr2d, K in {3, 9}: gap / eps on the accept side equals theta = 1/4."""
     ratios = []
@@ -157,7 +165,7 @@ def cwr2d_accept_gap_is_theta_eps_by_lp() -> ClaimResult:
     return ClaimResult.close(0.25 + worst, 0.25, atol=1e-7, details=f"{len(ratios)} accept-side p")
 
 
-@claim(area=_AREA, paper="cwr2026lowdim")
+@claim(area=_AREA, paper=CWR2026)
 def cwr2d_bound_on_a_is_sharp() -> ClaimResult:
     """C7: with a = 0.9 c/(1 - 2c) the gap vanishes (calibration fails) on p just above 1 - c (K = 5, c = .2)."""
     K, c = 5, 0.2

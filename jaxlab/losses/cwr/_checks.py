@@ -1,0 +1,86 @@
+"""Input checks shared by the CwR losses, links, registry and checker (private to the area)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxlab.core.validation import as_array, check_in_range, check_int, value_check
+
+
+def _first_value(x: Any) -> float:
+    """The first entry of a concrete (rejected) input, for the error message."""
+    return float(np.asarray(x, dtype=float).ravel()[0])
+
+
+def _check_cost(c: Any, name: str, *, lo: float, hi: float, hi_open: bool, why: str = "") -> Any:
+    """Return ``c``; raise unless lo < c < hi (c <= hi when not ``hi_open``), eagerly or under ``jit``."""
+    interval = f"({lo}, {hi}{')' if hi_open else ']'}"
+    msg = f"c must lie in {interval} for the {name} surrogate{why}"
+    try:
+        return value_check(c, lambda v: ~((v > lo) & ((v < hi) if hi_open else (v <= hi))), msg)
+    except ValueError:
+        raise ValueError(f"{msg}, got {_first_value(c)!r}") from None
+
+
+def _check_half(c: Any, name: str) -> Any:
+    """Return ``c``; raise unless c = 1/2, eagerly or under ``jit``."""
+    msg = (f"c must equal 1/2 for the {name} surrogate (Ramaswamy et al. calibrate it at c = 1/2; their "
+           "c < 1/2 variants are not implemented)")
+    try:
+        return value_check(c, lambda v: v != 0.5, msg)
+    except ValueError:
+        raise ValueError(f"{msg}, got {_first_value(c)!r}") from None
+
+
+_CWR2D_WHY = (
+    " (at c = 1/2 the midpoint of a tied pair with radius 1/2 beats the accept vertex for every a, so the "
+    "interval-coverage loss is not calibrated there)"
+)
+
+
+def _check_K(K: Any, min_value: int = 2) -> int:
+    return check_int(K, "K", min_value=min_value)
+
+
+def _scores(u: Any, d: int | None, name: str = "u") -> jax.Array:
+    u = as_array(u, name, kind="float", finite=True)
+    if u.ndim < 1:
+        raise ValueError(f"{name} must have at least 1 dimension (scores on the last axis), got a scalar")
+    if d is not None and u.shape[-1] != d:
+        raise ValueError(f"{name} must have last dimension {d} (the surrogate's dimension), "
+                         f"got shape {u.shape}")
+    return u
+
+
+def _labels(y: Any, K: int | None, name: str = "y") -> jax.Array:
+    y = as_array(y, name, kind="int")
+    if K is not None:
+        y = check_in_range(y, name, 0, K - 1)
+    return y
+
+
+def _broadcast(u: jax.Array, y: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """Broadcast scores (..., d) and labels to one batch shape; a mismatch names both (at trace time)."""
+    try:
+        batch = jnp.broadcast_shapes(u.shape[:-1], y.shape)
+    except ValueError:
+        raise ValueError(
+            f"u and y must have matching batch shapes: scores u of shape {tuple(u.shape)} have batch shape "
+            f"{tuple(u.shape[:-1])} (scores on the last axis), labels y have shape {tuple(y.shape)}, and the "
+            "two do not broadcast"
+        ) from None
+    return jnp.broadcast_to(u, (*batch, u.shape[-1])), jnp.broadcast_to(y, batch)
+
+
+def _pick(u: jax.Array, y: jax.Array) -> jax.Array:
+    return jnp.take_along_axis(u, y[..., None], axis=-1)[..., 0]
+
+
+def _check_tau(tau: Any, name: str, lo: float, hi: float) -> Any:
+    """Return the link threshold ``tau``; raise unless lo < tau < hi, eagerly or under ``jit``."""
+    return check_in_range(tau, name, lo, hi, lo_open=True, hi_open=True)
+
