@@ -1,4 +1,4 @@
-"""Benchmark of jaxlab.generative.forecasting (issue 14 part c), float32, one JSON line per case.
+"""Benchmark of jaxlab.forecasting (issue 14 part c), float32, one JSON line per case.
 
 Work: the EF roll-out of L = 720 steps (stride = H = 96, so 8 evolution steps) for 1,024 histories of T = 336
 steps and C = 7 channels, RevIN inside every step, in one call. Models: ``MLPForecaster`` (336 -> 256 -> 256 ->
@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 from jaxlab.core.bench import calibration_gflops, emit, time_interleaved
-from jaxlab.generative.forecasting import DLinear, MLPForecaster, ef_forecast
+from jaxlab.forecasting import DLinear, MLPForecaster, ef_forecast
 
 AREA = "forecasting"
 B, T, H, C, L = 1024, 336, 96, 7, 720

@@ -29,7 +29,7 @@ import optax
 
 from jaxlab.core.bench import calibration_gflops, emit, time_fn, time_interleaved
 from jaxlab.optim import disk, dp_run, ema, find_state, harmonic, igt, noise_multiplier_for, track, two_point
-from jaxlab.optim.claims_denoise import D, T, grad_quadratic, trajectory, two_point_oracle_variance
+from jaxlab.optim.denoise.claims import D, T, grad_quadratic, trajectory, two_point_oracle_variance
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "denoise"))
 from denoise_reference import reference_denoise

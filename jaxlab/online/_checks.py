@@ -17,7 +17,7 @@ def check_series(y, name: str) -> jax.Array:
         raise ValueError(f"{name} must have a leading time axis, got a scalar")
     if y.shape[0] == 0:
         raise ValueError(f"{name} must have at least one time step (T >= 1), got shape {tuple(y.shape)}")
-    check_finite(y, name)
+    y = check_finite(y, name)
     return y
 
 
@@ -30,7 +30,7 @@ def check_stream(features, targets, *, name: str = "features") -> tuple[jax.Arra
     if targets.shape[0] != features.shape[0]:
         raise ValueError(f"targets must have the same length as {name} ({features.shape[0]}), "
                          f"got length {targets.shape[0]}")
-    check_finite(features, name)
-    check_finite(targets, "targets")
+    features = check_finite(features, name)
+    targets = check_finite(targets, "targets")
     dtype = jnp.result_type(features.dtype, targets.dtype)
     return features.astype(dtype), targets.astype(dtype)

@@ -8,7 +8,7 @@ Data model of A. Marsden and E. Hazan, *Universal Sequence Preconditioning*, arX
 arrays 0-based (element k is time k+1). *Marginally stable*: ``A = P Lambda P^{-1}`` with every eigenvalue
 ``|lambda| <= 1``; ``kappa = ||P|| ||P^{-1}||``.
 
-Generator (:func:`random_lds`, construction of the jaxlab spec): ``Lambda`` is block diagonal, real
+Generator (:func:`random_lds`, our construction): ``Lambda`` is block diagonal, real
 eigenvalues on the diagonal and each conjugate pair ``r e^{+-i theta}`` as the real 2x2 block
 ``r [[cos, -sin], [sin, cos]]``; ``P = I + p_scale G / sqrt(d_hidden)`` with ``G`` standard normal
 (asymmetric, so ``A`` is not normal); ``B`` and ``C`` have ``N(0, 1/d_hidden)`` entries and ``D = 0``.
@@ -24,10 +24,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+import jaxlab.online.papers  # noqa: F401  (registers the BibTeX entries)
 from jaxlab.core.citations import cites
 from jaxlab.core.types import Array, Complex, Float, Key
 from jaxlab.core.validation import as_array, check_finite, check_in_range, check_int, check_positive
-from jaxlab.online import _papers  # noqa: F401  (registers the BibTeX entries)
 
 __all__ = [
     "EIGS", "LDSParams", "block_diagonal", "check_params", "deterministic_lds", "random_lds", "simulate", "spectrum",
@@ -86,8 +86,8 @@ def random_lds(
     d_out = check_int(d_out, "d_out", min_value=1)
     if eigs not in EIGS:
         raise ValueError(f"eigs must be one of {EIGS}, got {eigs!r}")
-    check_in_range(max_arg, "max_arg", 0.0, math.pi)
-    check_positive(p_scale, "p_scale", strict=False)
+    max_arg = check_in_range(max_arg, "max_arg", 0.0, math.pi)
+    p_scale = check_positive(p_scale, "p_scale", strict=False)
     extra = np.asarray(extra_eigs, dtype=float).reshape(-1)
     if extra.size and np.max(np.abs(extra)) > 1:
         raise ValueError(f"extra_eigs must have magnitude <= 1 for a marginally stable system (eigs={eigs!r}), "
@@ -155,7 +155,7 @@ def _check_lds(params: LDSParams, u) -> tuple[LDSParams, jax.Array]:
                          f"got shape {tuple(u.shape)}")
     if u.shape[0] == 0:
         raise ValueError("u must have at least one time step (T >= 1), got length 0")
-    check_finite(u, "u")
+    u = check_finite(u, "u")
     return params, u
 
 
@@ -167,7 +167,7 @@ def simulate(key: Key, params: LDSParams, u: Float[Array, "T du"], *, obs_noise:
     ``obs_noise`` is the standard deviation of the Gaussian observation noise ``xi_t`` (drawn with ``key``).
     """
     (A, B, C, D), u = _check_lds(params, u)
-    check_positive(obs_noise, "obs_noise", strict=False)
+    obs_noise = check_positive(obs_noise, "obs_noise", strict=False)
     dtype = jnp.result_type(A.dtype, u.dtype)
     x0 = jnp.zeros(A.shape[0], dtype) if x0 is None else as_array(x0, "x0", shape=(A.shape[0],)).astype(dtype)
     return _roll(key, LDSParams(A, B, C, D), u.astype(dtype), jnp.asarray(obs_noise, dtype), x0)
@@ -189,7 +189,7 @@ def _roll(key, params, u, obs_noise, x0):
 
 @cites("marsden2026second")
 def deterministic_lds(T: int = 2000, *, dtype=None) -> tuple[LDSParams, Float[Array, "T 1"]]:
-    """The spec's deterministic regression system and its input (no randomness, no noise).
+    """A deterministic regression system and its input (no randomness, no noise).
 
     ``d_h = 20``, eigenvalues ``linspace(0, 1, 20)``, ``P = I + 0.3 (strict upper triangle of ones)``,
     ``A = P diag(eigs) P^{-1}``, ``B = 1``, ``C = 1/20``, ``D = 0``, ``u_t = sin(0.05 t) + 0.5 cos(0.13 t)``,

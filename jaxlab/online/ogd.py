@@ -9,7 +9,7 @@ Round ``t`` with parameters ``theta_t`` (d, k)::
     y^_t = theta_t^T a_t,    loss_t = ||y^_t - y_t||^2,
     theta_{t+1} = Pi_K(theta_t + update(grad_theta loss_t)),    Pi_K(theta) = theta min(1, R / ||theta||_F),
 
-where ``update`` is any optax transformation (``optax.sgd(eta)`` gives plain OGD) and ``K`` the Frobenius
+where ``update`` is any optax transformation (``optax.sgd(learning_rate)`` gives plain OGD) and ``K`` the Frobenius
 ball of radius ``R`` (no projection when ``radius=None``). Regret of OGD scales with ``R`` times the gradient
 bound times ``sqrt(T)``, which is what USP's exponentially large comparator norm breaks.
 """
@@ -23,14 +23,15 @@ import jax
 import jax.numpy as jnp
 import optax
 
+import jaxlab.online.papers  # noqa: F401  (registers the BibTeX entries)
+from jaxlab.core.algorithm import Algorithm, register_algorithm
 from jaxlab.core.citations import cites
 from jaxlab.core.loop import run as scan_run
 from jaxlab.core.types import Array, Float, Int
 from jaxlab.core.validation import check_int, check_positive
-from jaxlab.online import _papers  # noqa: F401  (registers the BibTeX entries)
 from jaxlab.online._checks import check_stream
 
-__all__ = ["OGDInfo", "OGDState", "init", "run", "step"]
+__all__ = ["OGDInfo", "OGDState", "init", "ogd_algorithm", "run", "step"]
 
 
 class OGDState(NamedTuple):
@@ -75,13 +76,49 @@ def step(state: OGDState, a: Float[Array, " d"], y: Float[Array, " k"], optimize
     return OGDState(theta, opt_state, state.t + 1), OGDInfo(y_hat, loss)
 
 
+@cites("zinkevich2003online")
+def ogd_algorithm(optimizer: optax.GradientTransformation, *, radius: float | None = None) -> Algorithm:
+    """Online gradient descent as an :class:`~jaxlab.core.Algorithm` (data-driven).
+
+    ``init(dim, *, num_outputs=1, dtype=None)`` sets ``theta_1 = 0`` and the optimizer's state;
+    ``step(key, state, x)`` with ``x = (a_t, y_t)`` predicts ``theta_t^T a_t``, then takes one optimizer step on
+    the squared loss and projects onto the Frobenius ball of radius ``radius`` (``key`` is ignored).
+
+    Args:
+      optimizer: any optax transformation (``optax.sgd(learning_rate)`` is plain OGD).
+      radius: the ball's radius ``R > 0``, or ``None`` for no projection.
+
+    Returns:
+      ``Algorithm(init, step)``; ``step`` returns ``(OGDState, OGDInfo)``.
+
+    Raises:
+      TypeError: ``optimizer`` is not an optax transformation.
+      ValueError: ``radius <= 0``.
+    """
+    if not isinstance(optimizer, optax.GradientTransformation):
+        raise TypeError(f"optimizer must be an optax.GradientTransformation, got {type(optimizer).__name__}")
+    if radius is not None:
+        radius = check_positive(radius, "radius")
+
+    def init_fn(dim: int, *, num_outputs: int = 1, dtype=None) -> OGDState:
+        return init(dim, optimizer, num_outputs=num_outputs, dtype=dtype)
+
+    def step_fn(key, state: OGDState, x) -> tuple[OGDState, OGDInfo]:
+        del key  # deterministic
+        a, y = x
+        return step(state, a, y, optimizer, radius=radius)
+
+    return Algorithm(init_fn, step_fn)
+
+
 @cites("zinkevich2003online", "marsden2025usp")
 def run(features: Float[Array, "T d"], targets: Float[Array, " T"] | Float[Array, "T k"],
         optimizer: optax.GradientTransformation, *, radius: float | None = None) -> tuple[OGDState, OGDInfo]:
-    """OGD over a stream (``lax.scan`` via :func:`jaxlab.core.run`); ``y_hat`` has the shape of ``targets``."""
+    """OGD over a stream: :func:`ogd_algorithm` driven by :func:`jaxlab.core.run` over
+    ``xs = (features, targets)`` (``lax.scan``); ``y_hat`` has the shape of ``targets``."""
     features, targets = check_stream(features, targets)
     if radius is not None:
-        check_positive(radius, "radius")
+        radius = check_positive(radius, "radius")
     y2 = targets[:, None] if targets.ndim == 1 else targets
     final, info = _scan(features, y2, optimizer, radius)
     return final, info._replace(y_hat=info.y_hat[:, 0]) if targets.ndim == 1 else info
@@ -89,10 +126,17 @@ def run(features: Float[Array, "T d"], targets: Float[Array, " T"] | Float[Array
 
 @functools.partial(jax.jit, static_argnums=(2, 3))
 def _scan(features, y2, optimizer, radius):
-    state0 = init(features.shape[1], optimizer, num_outputs=y2.shape[1], dtype=features.dtype)
-
-    def one(_key, state):
-        return step(state, features[state.t], y2[state.t], optimizer, radius=radius)
-
-    final, trace = scan_run(one, state0, jax.random.key(0), features.shape[0])
+    algo = ogd_algorithm(optimizer, radius=radius)
+    state0 = algo.init(features.shape[1], num_outputs=y2.shape[1], dtype=features.dtype)
+    final, trace = scan_run(algo.step, state0, None, xs=(features, y2))
     return final, trace.infos
+
+
+def _example(key):
+    features = jax.random.normal(key, (8, 3))
+    targets = features @ jnp.array([1.0, -0.5, 0.25])
+    algo = ogd_algorithm(optax.sgd(0.1), radius=10.0)
+    return algo, algo.init(3, dtype=features.dtype), (features, targets)
+
+
+register_algorithm("ogd", ogd_algorithm, _example, area="online")

@@ -2,7 +2,7 @@ r"""Regret of an online linear forecaster, and the terms of the Vovk-Azoury-Warm
 
 Reference: N. Cesa-Bianchi and G. Lugosi, *Prediction, Learning, and Games* (2006), section 11.8; used for
 USP features by A. Marsden and E. Hazan, *The Power of Second Order Methods for Sequence Preconditioning*,
-arXiv:2605.08390 (regret definitions of the jaxlab spec, section 3.6).
+arXiv:2605.08390 (its regret definitions).
 
 For a stream ``(a_t, y_t)`` and ``A_t = lam I + sum_{s<=t} a_s a_s^T``, ``b_t = sum_{s<=t} a_s y_s^T``:
 
@@ -25,17 +25,17 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+import jaxlab.online.papers  # noqa: F401  (registers the BibTeX entries)
 from jaxlab.core.citations import cites
 from jaxlab.core.types import Array, Float
 from jaxlab.core.validation import as_array, check_positive
-from jaxlab.online import _papers  # noqa: F401  (registers the BibTeX entries)
 from jaxlab.online._checks import check_stream
 
 __all__ = ["best_fixed_loss", "log_det_ratio", "regret_vs_best_fixed", "regret_vs_predictor", "vaw_regret_bound"]
 
 
 def _prefix_ridge(features, targets, lam):
-    check_positive(lam, "lam")
+    lam = check_positive(lam, "lam")
     features, targets = check_stream(features, targets)
     y2 = targets[:, None] if targets.ndim == 1 else targets
     return _prefix_scan(features, y2, jnp.asarray(lam, features.dtype))

@@ -15,20 +15,27 @@ linear part is learned online by OGD (:mod:`jaxlab.online.ogd`) on the target ``
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import optax
 
+import jaxlab.online.papers  # noqa: F401  (registers the BibTeX entries)
+from jaxlab.core.algorithm import Algorithm, register_algorithm
 from jaxlab.core.citations import cites
 from jaxlab.core.types import Array, Float
 from jaxlab.core.validation import as_array, check_int
-from jaxlab.online import (
-    _papers,  # noqa: F401  (registers the BibTeX entries)
-    ogd,
-)
+from jaxlab.online import ogd
 from jaxlab.online._checks import check_series
-from jaxlab.online.usp import lag_stack, precondition
+from jaxlab.online.usp import lag_stack, precondition, predicting_y
 
-__all__ = ["filtered_inputs", "hankel_filters", "hankel_matrix", "spectral_features", "spectral_ogd_run"]
+__all__ = [
+    "filtered_inputs",
+    "hankel_filters",
+    "hankel_matrix",
+    "spectral_features",
+    "spectral_ogd_algorithm",
+    "spectral_ogd_run",
+]
 
 
 @cites("hazan2017spectral")
@@ -87,6 +94,26 @@ def spectral_features(y: Float[Array, " T"], u: Float[Array, "T du"], sigma: Flo
 
 
 @cites("hazan2017spectral", "marsden2025usp")
+def spectral_ogd_algorithm(optimizer: optax.GradientTransformation, *,
+                           radius: float | None = None) -> Algorithm:
+    """Spectral filtering learned by OGD as a data-driven :class:`~jaxlab.core.Algorithm`.
+
+    ``init(dim, *, num_outputs=1, dtype=None)`` is OGD's (:func:`jaxlab.online.ogd.ogd_algorithm`);
+    ``step(key, state, (a_t, y~_t, y_t))`` takes one OGD round on the spectral features ``a_t`` and the target
+    ``y~_t = sum_j c_j y_{t-j}`` (:func:`spectral_features`) and reports the prediction of ``y_t``
+    (:func:`jaxlab.online.usp.predicting_y`).
+
+    Args:
+      optimizer: any optax transformation (``optax.sgd(learning_rate)`` is plain OGD).
+      radius: the Frobenius ball's radius, or ``None``.
+
+    Returns:
+      ``Algorithm(init, step)``.
+    """
+    return predicting_y(ogd.ogd_algorithm(optimizer, radius=radius))
+
+
+@cites("hazan2017spectral", "marsden2025usp")
 def spectral_ogd_run(y: Float[Array, " T"], u: Float[Array, "T du"], optimizer: optax.GradientTransformation, *,
                      L: int, k: int = 24, c: Float[Array, " n+1"] | None = None,
                      radius: float | None = None) -> tuple[ogd.OGDState, ogd.OGDInfo]:
@@ -95,3 +122,15 @@ def spectral_ogd_run(y: Float[Array, " T"], u: Float[Array, "T du"], optimizer: 
     feats, y_tilde = spectral_features(y, u, sigma, phi, c=c)
     state, info = ogd.run(feats, y_tilde, optimizer, radius=radius)
     return state, info._replace(y_hat=info.y_hat - (y_tilde - y))
+
+
+def _example(key):
+    u = jax.random.normal(key, (12, 1))
+    y = jnp.cumsum(u[:, 0]) * 0.1
+    sigma, phi = hankel_filters(8, 3, dtype=y.dtype)
+    feats, y_tilde = spectral_features(y, u, sigma, phi)
+    algo = spectral_ogd_algorithm(optax.sgd(1e-2))
+    return algo, algo.init(feats.shape[1], dtype=feats.dtype), (feats, y_tilde, y)
+
+
+register_algorithm("spectral_ogd", spectral_ogd_algorithm, _example, area="online")

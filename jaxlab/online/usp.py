@@ -27,11 +27,11 @@ so the USP predictor ``y*_t = -sum_{j>=1} c_j y_{t-j} + sum_i Q_i u_{t-i}`` is l
 A nonzero ``D`` (``y_t = C x_t + D u_t``) is folded in as ``Q_i += c_i D``; the term ``c_n D u_{t-n}`` is then
 outside the features and adds to the residual (it vanishes for odd-degree Chebyshev, where ``c_n = 0``).
 
-Complex bound (derived for the jaxlab spec, classical Joukowski map, not the paper's own lemma): for
+Complex bound (derived here from the classical Joukowski map, not the paper's own lemma): for
 ``z = (w + 1/w)/2`` with ``|w| >= 1``, ``rho(z) = |w|`` (Bernstein-ellipse parameter) and
 ``|M_n(z)| = 2^{-n} |w^n + w^{-n}| <= 2^{1-n} rho(z)^n``; ``rho(e^{i phi}) = 2`` at ``phi* ~ 0.5974064``.
 
-API note: ``dtype=None`` (instead of the spec's ``jnp.float32``) means the default float dtype, float64 when
+API note: ``dtype=None`` (instead of a fixed ``jnp.float32``) means the default float dtype, float64 when
 ``jax_enable_x64`` is on, so that theorem checks get exact coefficients without passing a dtype.
 """
 
@@ -44,13 +44,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+import jaxlab.online.papers  # noqa: F401  (registers the BibTeX entries)
+from jaxlab.core.algorithm import Algorithm, register_algorithm
 from jaxlab.core.citations import cites
 from jaxlab.core.types import Array, Complex, Float
 from jaxlab.core.validation import as_array, check_int, check_ndim, check_positive
-from jaxlab.online import (
-    _papers,  # noqa: F401  (registers the BibTeX entries)
-    vaw,
-)
+from jaxlab.online import vaw
 from jaxlab.online._checks import check_series
 from jaxlab.online.lds import LDSParams, check_params
 
@@ -65,8 +64,11 @@ __all__ = [
     "monic_chebyshev_eval",
     "monic_chebyshev_matrices",
     "precondition",
+    "predicting_y",
     "unprecondition",
     "usp_predictor",
+    "usp_stream",
+    "usp_vaw_algorithm",
     "usp_vaw_run",
 ]
 
@@ -311,6 +313,90 @@ def _rho(z):
     return jnp.maximum(jnp.abs(z + s), jnp.abs(z - s))
 
 
+def predicting_y(algo: Algorithm) -> Algorithm:
+    """Wrap an online learner fitted to a preconditioned target ``y~_t`` so that it reports predictions of ``y_t``.
+
+    ``step(key, state, (a_t, y~_t, y_t))`` runs ``algo.step(key, state, (a_t, y~_t))`` and shifts the prediction:
+    ``y^_t = theta_t . a_t - (y~_t - y_t) = theta_t . a_t - sum_{j>=1} c_j y_{t-j}`` (the loss stays the one on
+    ``y~``). ``init`` is ``algo.init``.
+
+    Args:
+      algo: a data-driven :class:`~jaxlab.core.Algorithm` whose info has a ``y_hat`` field.
+
+    Returns:
+      The wrapped ``Algorithm``.
+    """
+
+    def step(key, state, x):
+        a, y_tilde, y = x
+        state, info = algo.step(key, state, (a, y_tilde))
+        return state, info._replace(y_hat=info.y_hat - (y_tilde - y))
+
+    return Algorithm(algo.init, step)
+
+
+@cites("marsden2026second", "marsden2025usp")
+def usp_stream(
+    y: Float[Array, "T *dy"],
+    u: Float[Array, "T *du"] | None,
+    *,
+    n: int = 8,
+    kind: Literal["chebyshev", "legendre", "none"] = "chebyshev",
+    mode: Literal["arx", "precondition"] = "arx",
+    include_y_lags: bool = False,
+) -> tuple[Float[Array, "T p"], Float[Array, "T *dy"], Float[Array, "T *dy"]]:
+    """The data stream ``(features, y~, y)`` that USP feeds to an online learner (see :func:`usp_vaw_run`).
+
+    ``mode="arx"``: :func:`arx_features` and ``y~ = y``. ``mode="precondition"``: the input lags (plus the ``y``
+    lags when ``include_y_lags``) and ``y~ = precondition(y, c)`` for the coefficients ``c`` of ``kind``.
+
+    Args:
+      y: outputs, (T,) or (T, dy).
+      u: inputs, (T,), (T, du) or ``None``.
+      n: history / polynomial degree.
+      kind: ``"chebyshev"``, ``"legendre"`` or ``"none"`` (``mode="precondition"`` only).
+      mode: ``"arx"`` or ``"precondition"``.
+      include_y_lags: keep the ``y`` lags among the features in ``"precondition"`` mode.
+
+    Returns:
+      ``(features, y_tilde, y)``, the ``xs`` of :func:`usp_vaw_algorithm`.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    n = check_int(n, "n", min_value=1)
+    y = check_series(y, "y")
+    if mode == "arx":
+        return arx_features(y, u, n), y, y
+    if u is None and not include_y_lags:
+        raise ValueError("mode='precondition' needs inputs u (or include_y_lags=True), got u=None")
+    c = coeffs(kind, n, dtype=y.dtype)
+    y_tilde = precondition(y, c)
+    feats = arx_features(y, u, n)
+    if not include_y_lags:
+        feats = feats[:, n * _as_2d(y).shape[1]:]
+    return feats, y_tilde, y
+
+
+@cites("marsden2026second", "marsden2025usp", "vovk2001competitive", "azoury2001relative")
+def usp_vaw_algorithm(lam: float = 1.0, *, method: str = "auto") -> Algorithm:
+    """USP + VAW as a data-driven :class:`~jaxlab.core.Algorithm` over the stream of :func:`usp_stream`.
+
+    ``init(dim, *, num_outputs=1, dtype=None)`` is VAW's (:func:`jaxlab.online.vaw.vaw_algorithm`);
+    ``step(key, state, (a_t, y~_t, y_t))`` is one VAW round on ``(a_t, y~_t)`` whose ``info.y_hat`` predicts
+    ``y_t`` (:func:`predicting_y`).
+
+    Args:
+      lam: VAW regulariser ``lam > 0``.
+      method: VAW's ``"auto"``, ``"sherman_morrison"`` or ``"solve"``.
+
+    Returns:
+      ``Algorithm(init, step)``.
+    """
+    return predicting_y(vaw.vaw_algorithm(lam, method=method))
+
+
 @cites("marsden2026second", "marsden2025usp", "vovk2001competitive", "azoury2001relative")
 def usp_vaw_run(
     y: Float[Array, "T *dy"],
@@ -330,21 +416,20 @@ def usp_vaw_run(
     input lags ``[u_t, ..., u_{t-n+1}]`` (plus the ``y`` lags when ``include_y_lags``) with target ``y~_t``;
     the reported prediction is ``y^_t = theta_t . a'_t - sum_{j>=1} c_j y_{t-j}`` (same loss as on ``y~``).
     """
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-    check_positive(lam, "lam")
-    n = check_int(n, "n", min_value=1)
-    y = check_series(y, "y")
+    lam = check_positive(lam, "lam")
+    feats, y_tilde, y = usp_stream(y, u, n=n, kind=kind, mode=mode, include_y_lags=include_y_lags)
     if mode == "arx":
-        return vaw.run(arx_features(y, u, n), y, lam, method=method)
-    if u is None and not include_y_lags:
-        raise ValueError("mode='precondition' needs inputs u (or include_y_lags=True), got u=None")
-    c = coeffs(kind, n, dtype=y.dtype)
-    y_tilde = precondition(y, c)
-    feats = arx_features(y, u, n)
-    if not include_y_lags:
-        feats = feats[:, n * _as_2d(y).shape[1]:]
+        return vaw.run(feats, y, lam, method=method)
     state, info = vaw.run(feats, y_tilde, lam, method=method)
     return state, info._replace(y_hat=info.y_hat - (y_tilde - y))
+
+
+def _example(key):
+    u = jax.random.normal(key, (12, 1))
+    y = jnp.cumsum(u[:, 0]) * 0.1
+    xs = usp_stream(y, u, n=2, mode="precondition")
+    algo = usp_vaw_algorithm(1.0)
+    return algo, algo.init(xs[0].shape[1], dtype=xs[0].dtype), xs
+
+
+register_algorithm("usp_vaw", usp_vaw_algorithm, _example, area="online")

@@ -25,13 +25,15 @@ Two implementations of the same recursion (``method``):
 - ``"sherman_morrison"``: carry ``P_t = A_t^{-1}`` (:class:`VAWState`), ``v = P_{t-1} a``,
   ``P_t = P_{t-1} - v v^T / (1 + a^T v)`` re-symmetrised; ``P_t a = v / (1 + a^T v)``, so
   ``y^_t = b^T v / (1 + a^T v)`` and ``h_t = a^T v / (1 + a^T v)``. O(d^2) per step; stable in float64 only
-  (the spec measured float32 drifting from a cumulative loss of 350 to 1.6e4).
+  (we measured float32 drifting from a cumulative loss of 350 to 1.6e4).
 - ``"solve"``: carry ``A_t`` (:class:`VAWGramState`) and solve by LU, O(d^3) per step (Cholesky gives NaN
-  in float32 on ill-conditioned Grams, LU stays within 0.05% of float64 on the spec's check).
+  in float32 on ill-conditioned Grams, LU stays within 0.05% of float64 on our check).
 - ``"auto"`` picks Sherman-Morrison in float64 and the solve in lower precision.
 
-Iteration: :func:`init`, :func:`predict`, :func:`step`, and :func:`run`, which drives :func:`step` with
-:func:`jaxlab.core.run` (``lax.scan``); ``vmap`` :func:`run` for many sequences.
+Iteration: :func:`vaw_algorithm` / :func:`ridge_ftl_algorithm` return an :class:`~jaxlab.core.Algorithm`
+whose ``step(key, state, (a_t, y_t))`` is one round; :func:`run` / :func:`ridge_ftl_run` drive it with
+:func:`jaxlab.core.run` over ``xs = (features, targets)`` (``lax.scan``); ``vmap`` them for many sequences.
+:func:`init`, :func:`predict` and :func:`step` are the same recursion as plain functions.
 """
 
 from __future__ import annotations
@@ -42,11 +44,12 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+import jaxlab.online.papers  # noqa: F401  (registers the BibTeX entries)
+from jaxlab.core.algorithm import Algorithm, register_algorithm
 from jaxlab.core.citations import cites
 from jaxlab.core.loop import run as scan_run
 from jaxlab.core.types import Array, Float, Int
 from jaxlab.core.validation import check_int, check_positive
-from jaxlab.online import _papers  # noqa: F401  (registers the BibTeX entries)
 from jaxlab.online._checks import check_stream
 from jaxlab.online.regret import regret_vs_best_fixed
 
@@ -59,9 +62,11 @@ __all__ = [
     "init",
     "predict",
     "regret_vs_best_fixed",
+    "ridge_ftl_algorithm",
     "ridge_ftl_run",
     "run",
     "step",
+    "vaw_algorithm",
 ]
 
 METHODS = ("auto", "sherman_morrison", "solve")
@@ -106,7 +111,7 @@ def init(dim: int, lam: float, *, num_outputs: int = 1, dtype=None,
     """``A_0 = lam I`` (or ``P_0 = I / lam``), ``b_0 = 0``, ``t = 0``."""
     dim = check_int(dim, "dim", min_value=1)
     num_outputs = check_int(num_outputs, "num_outputs", min_value=1)
-    check_positive(lam, "lam")
+    lam = check_positive(lam, "lam")
     dtype = jnp.dtype(jnp.result_type(float) if dtype is None else dtype)
     b = jnp.zeros((dim, num_outputs), dtype)
     t = jnp.zeros((), jnp.int32)
@@ -154,9 +159,65 @@ def step(state: VAWState | VAWGramState, a: Float[Array, " d"],
     return _advance(state, a, y, True)
 
 
+def _learner_algorithm(lam: float, method: str, current: bool) -> Algorithm:
+    _resolve(method, jnp.float32)  # reject an unknown method when the factory is built
+
+    def init_fn(dim: int, *, num_outputs: int = 1, dtype=None) -> VAWState | VAWGramState:
+        dtype = jnp.dtype(jnp.result_type(float) if dtype is None else dtype)
+        state = init(dim, 1.0, num_outputs=num_outputs, dtype=dtype, method=method)
+        # lam may be traced (jit, grad over lam): scale the initial matrix after init.
+        lam_ = jnp.asarray(check_positive(lam, "lam"), dtype)
+        return state._replace(**({"P": state.P / lam_} if isinstance(state, VAWState) else {"A": state.A * lam_}))
+
+    def step_fn(key, state, x):
+        del key  # deterministic
+        a, y = x
+        return _advance(state, a, y, current)
+
+    return Algorithm(init_fn, step_fn)
+
+
+@cites(*_PAPERS)
+def vaw_algorithm(lam: float = 1.0, *, method: str = "auto") -> Algorithm:
+    """The Vovk-Azoury-Warmuth forecaster as an :class:`~jaxlab.core.Algorithm` (data-driven).
+
+    ``init(dim, *, num_outputs=1, dtype=None)`` builds ``A_0 = lam I`` (or ``P_0 = I / lam``), ``b_0 = 0``;
+    ``step(key, state, x)`` with ``x = (a_t, y_t)`` predicts ``y^_t = (A_t^{-1} b_{t-1})^T a_t`` with the current
+    feature in the Gram, then adds ``a_t y_t^T`` to ``b`` (``key`` is ignored). Drive it with
+    ``jaxlab.core.run(algo.step, algo.init(d), None, xs=(features, targets))``.
+
+    Args:
+      lam: regulariser ``lam > 0`` (may be traced).
+      method: ``"auto"``, ``"sherman_morrison"`` or ``"solve"`` (see the module docstring).
+
+    Returns:
+      ``Algorithm(init, step)``; ``step`` returns ``(VAWState | VAWGramState, VAWInfo)``.
+
+    Raises:
+      ValueError: unknown ``method``; ``lam <= 0`` (at ``init``; under ``jit`` when it runs).
+    """
+    return _learner_algorithm(lam, method, True)
+
+
+@cites("cesabianchi2006prediction")
+def ridge_ftl_algorithm(lam: float = 1.0, *, method: str = "auto") -> Algorithm:
+    """Online ridge regression (follow the regularised leader) as an :class:`~jaxlab.core.Algorithm`.
+
+    As :func:`vaw_algorithm` but predicting with ``A_{t-1}``: ``y^_t = (A_{t-1}^{-1} b_{t-1})^T a_t``.
+
+    Args:
+      lam: regulariser ``lam > 0``.
+      method: ``"auto"``, ``"sherman_morrison"`` or ``"solve"``.
+
+    Returns:
+      ``Algorithm(init, step)`` with ``step(key, state, (a_t, y_t)) -> (state, VAWInfo)``.
+    """
+    return _learner_algorithm(lam, method, False)
+
+
 def _run(features, targets, lam, method: str, current: bool):
     features, targets = check_stream(features, targets)
-    check_positive(lam, "lam")
+    lam = check_positive(lam, "lam")
     y2 = targets[:, None] if targets.ndim == 1 else targets
     method = _resolve(method, features.dtype)
     final, info = _scan(features, y2, jnp.asarray(lam, features.dtype), method, current)
@@ -167,15 +228,9 @@ def _run(features, targets, lam, method: str, current: bool):
 
 @functools.partial(jax.jit, static_argnums=(3, 4))
 def _scan(features, y2, lam, method, current):
-    T, d = features.shape
-    state0 = init(d, 1.0, num_outputs=y2.shape[1], dtype=features.dtype, method=method)
-    # lam may be traced (jit, grad over lam): scale the initial matrix after init.
-    state0 = state0._replace(**({"P": state0.P / lam} if isinstance(state0, VAWState) else {"A": state0.A * lam}))
-
-    def one(_key, state):
-        return _advance(state, features[state.t], y2[state.t], current)
-
-    final, trace = scan_run(one, state0, jax.random.key(0), T)
+    algo = _learner_algorithm(lam, method, current)
+    state0 = algo.init(features.shape[1], num_outputs=y2.shape[1], dtype=features.dtype)
+    final, trace = scan_run(algo.step, state0, None, xs=(features, y2))
     return final, trace.infos
 
 
@@ -197,3 +252,17 @@ def ridge_ftl_run(features: Float[Array, "T d"], targets: Float[Array, "T k"] | 
     Same signature and outputs as :func:`run`; the leverage is still ``a_t^T A_t^{-1} a_t``.
     """
     return _run(features, targets, lam, method, False)
+
+
+def _example(algorithm):
+    def example(key):
+        features = jax.random.normal(key, (8, 3))
+        targets = features @ jnp.array([1.0, -0.5, 0.25]) + 0.1 * jnp.arange(8.0)
+        algo = algorithm(1.0)
+        return algo, algo.init(3, dtype=features.dtype), (features, targets)
+
+    return example
+
+
+register_algorithm("vaw", vaw_algorithm, _example(vaw_algorithm), area="online")
+register_algorithm("ridge_ftl", ridge_ftl_algorithm, _example(ridge_ftl_algorithm), area="online")

@@ -21,7 +21,7 @@ import jax
 import matplotlib.pyplot as plt
 import numpy as np
 
-from jaxlab.generative import forecasting as F
+from jaxlab import forecasting as F
 
 t_start = time.perf_counter()
 
@@ -60,7 +60,7 @@ T, LS, LS_DF = 336, (96, 192, 336, 720), (96, 720)
 tr, va, te = F.ett_splits(F.ett_like(jax.random.key(0)), T)
 (tr, va, te), _ = F.standard_scale(tr, va, te)
 models = {H: F.train_forecaster(jax.random.key(1), F.MLPForecaster(T, H, key=jax.random.key(2), width=128), tr,
-                                steps=400) for H in LS_DF}
+                                num_steps=400) for H in LS_DF}
 ef = F.evaluate_horizons(models[96], te, LS, "ef", window_stride=8)
 df = F.evaluate_horizons(models, te, LS_DF, "df", window_stride=8)
 trunc = F.evaluate_horizons(models[720], te, [96], "ef", window_stride=8)[96]
@@ -95,7 +95,7 @@ for name, v in g_mlp["per_group"].items():
 etth1 = F.load_ett_csv()
 e_tr, e_va, e_te = F.ett_splits(etth1, T)
 (e_tr, e_va, e_te), _ = F.standard_scale(e_tr, e_va, e_te)
-dl = {H: F.train_forecaster(jax.random.key(4), F.DLinear(T, H, key=jax.random.key(5)), e_tr, steps=300)
+dl = {H: F.train_forecaster(jax.random.key(4), F.DLinear(T, H, key=jax.random.key(5)), e_tr, num_steps=300)
       for H in LS_DF}
 e_ef = F.evaluate_horizons(dl[96], e_te, LS, "ef", window_stride=8)
 e_df = F.evaluate_horizons(dl, e_te, LS_DF, "df", window_stride=8)

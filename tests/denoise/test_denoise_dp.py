@@ -101,3 +101,10 @@ def test_dp_run_without_noise_or_clipping_is_full_batch_gradient_descent():
     with pytest.raises(ValueError, match="max_batch must be >= 1"):
         dp_run(jax.random.key(0), loss, w0, (A, b), ema(1.0), optax.sgd(0.1), l2_clip=1.0,
                noise_multiplier=0.0, sample_rate=0.5, num_steps=5, max_batch=0)
+
+
+def test_noise_multiplier_for_old_keyword_warns():
+    pytest.importorskip("dp_accounting")
+    with pytest.warns(DeprecationWarning, match="'steps' is deprecated"):
+        old = noise_multiplier_for(1.0, 1e-5, 0.01, steps=10)
+    assert old == noise_multiplier_for(1.0, 1e-5, 0.01, num_steps=10)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from jaxlab.optim import cubic_mle, quadratic_mle, rls_init, rls_step
-from jaxlab.optim.claims_denoise import mle_1d_errors
+from jaxlab.optim.denoise.claims import mle_1d_errors
 
 
 def _quadratic_data(seed=0, d=5, t=20, sigma=0.0):

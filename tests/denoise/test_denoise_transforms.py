@@ -21,7 +21,7 @@ from jaxlab.optim import (
     track,
     two_point,
 )
-from jaxlab.optim.claims_denoise import (
+from jaxlab.optim.denoise.claims import (
     D,
     T,
     grad_cubic,

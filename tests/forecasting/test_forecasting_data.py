@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlab.generative import forecasting as F
+from jaxlab import forecasting as F
 
 
 def test_make_windows_match_numpy_slices():

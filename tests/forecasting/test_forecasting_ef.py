@@ -7,7 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlab.generative import forecasting as F
+from jaxlab import forecasting as F
 
 T, H, C = 48, 12, 3
 KEY = jax.random.key(0)

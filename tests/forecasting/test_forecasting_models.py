@@ -6,8 +6,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlab.generative import forecasting as F
-from jaxlab.generative.forecasting_models import moving_average
+from jaxlab import forecasting as F
+from jaxlab.forecasting.models import moving_average
 
 T, H, C = 48, 12, 3
 KEY = jax.random.key(0)

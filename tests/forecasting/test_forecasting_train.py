@@ -1,5 +1,5 @@
 """Training, the least-squares Linear, the truncation identity, the gradient-conflict diagnostic and the
-horizon tables (spec (c).3-4)."""
+horizon tables."""
 
 import equinox as eqx
 import jax
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from jax.flatten_util import ravel_pytree
 
-from jaxlab.generative import forecasting as F
+from jaxlab import forecasting as F
 
 T, H, L, C = 48, 12, 36, 2
 KEY = jax.random.key(0)
@@ -51,7 +51,7 @@ def test_adamw_training_approaches_least_squares(windows):
     best = float(F.forecast_loss(F.fit_linear(X, Yh), X, Yh))
     m0 = F.Linear(T, H, key=KEY, revin=False)
     start = float(F.forecast_loss(m0, X, Yh))
-    m, losses = F.train_forecaster(jax.random.key(1), m0, (X, Y), steps=1500, batch=64, lr=3e-3,
+    m, losses = F.train_forecaster(jax.random.key(1), m0, (X, Y), num_steps=1500, batch_size=64, learning_rate=3e-3,
                                    with_losses=True)
     end = float(F.forecast_loss(m, X, Yh))
     assert losses.shape == (1500,)
@@ -61,7 +61,7 @@ def test_adamw_training_approaches_least_squares(windows):
 
 def test_training_from_a_series_cuts_windows_on_the_fly(series):
     m0 = F.MLPForecaster(T, H, key=KEY, width=32)
-    m, losses = F.train_forecaster(jax.random.key(2), m0, series[:800], steps=300, with_losses=True)
+    m, losses = F.train_forecaster(jax.random.key(2), m0, series[:800], num_steps=300, with_losses=True)
     X, Y = F.make_windows(series[800:], T, H)
     assert float(F.forecast_loss(m, X, Y)) < 0.5 * float(F.forecast_loss(m0, X, Y))
     assert float(losses[-50:].mean()) < 0.5 * float(losses[:10].mean())
@@ -71,20 +71,20 @@ def test_rollout_finetune_lowers_the_rollout_loss(series, windows):
     X, Y = windows
     m0 = F.fit_linear(X, Y[:, :H], ridge=1.0)
     before = float(F.rollout_loss(m0, X, Y))
-    m = F.rollout_finetune(jax.random.key(3), m0, (X, Y), k_steps=3, steps=200, lr=1e-4)
+    m = F.rollout_finetune(jax.random.key(3), m0, (X, Y), k_steps=3, num_steps=200, learning_rate=1e-4)
     assert float(F.rollout_loss(m, X, Y)) < before
 
 
 def test_gradient_conflict_zero_for_linear_and_matches_manual_cosine(windows):
     X, Y = windows[0][:256], windows[1][:256]
     lin = F.Linear(T, L, key=KEY)
-    out = F.gradient_conflict(lin, X, Y, H, batch=64)
+    out = F.gradient_conflict(lin, X, Y, H, batch_size=64)
     assert out["cos"].shape == (4,)
     assert float(jnp.max(jnp.abs(out["cos"]))) == 0.0
     assert set(out["per_group"]) == {".weight", ".bias"}
 
     mlp = F.MLPForecaster(T, L, key=KEY, width=16)
-    res = F.gradient_conflict(mlp, X, Y, H, batch=64)
+    res = F.gradient_conflict(mlp, X, Y, H, batch_size=64)
     xb, yb = X[64:128], Y[64:128]
 
     params, static = eqx.partition(mlp, eqx.is_array)
@@ -126,15 +126,15 @@ def test_training_and_diagnostic_bad_inputs(series, windows):
     X, Y = windows
     m = F.Linear(T, H, key=KEY)
     with pytest.raises(ValueError, match="train_windows must have at least 60 rows"):
-        F.train_forecaster(KEY, m, series[:59], steps=1)
+        F.train_forecaster(KEY, m, series[:59], num_steps=1)
     with pytest.raises(ValueError, match="train_windows must have X of length T=48"):
-        F.train_forecaster(KEY, m, (X[:, 1:], Y), steps=1)
-    with pytest.raises(ValueError, match="steps must be >= 1"):
-        F.train_forecaster(KEY, m, (X, Y), steps=0)
-    with pytest.raises(ValueError, match="lr must be > 0"):
-        F.train_forecaster(KEY, m, (X, Y), steps=1, lr=0.0)
+        F.train_forecaster(KEY, m, (X[:, 1:], Y), num_steps=1)
+    with pytest.raises(ValueError, match="num_steps must be >= 1"):
+        F.train_forecaster(KEY, m, (X, Y), num_steps=0)
+    with pytest.raises(ValueError, match="learning_rate must be > 0"):
+        F.train_forecaster(KEY, m, (X, Y), num_steps=1, learning_rate=0.0)
     with pytest.raises(ValueError, match="train_windows has 1 NaN entries"):
-        F.train_forecaster(KEY, m, series[:100].at[3, 0].set(jnp.nan), steps=1)
+        F.train_forecaster(KEY, m, series[:100].at[3, 0].set(jnp.nan), num_steps=1)
     with pytest.raises(ValueError, match="H must be < the model's horizon L=12"):
         F.gradient_conflict(m, X, Y, 12)
     with pytest.raises(ValueError, match="Y must have X's"):
@@ -151,3 +151,45 @@ def test_training_and_diagnostic_bad_inputs(series, windows):
         F.evaluate_horizons(m, (X, Y), [48])
     with pytest.raises(ValueError, match="pred and true must have the same shape"):
         F.mse(jnp.zeros(3), jnp.zeros(4))
+
+
+def test_train_forecaster_is_the_core_trainer_bit_for_bit(windows):
+    """train_forecaster == a hand-written clip + AdamW loop over the same minibatches (value_and_grad -> update ->
+    apply_updates, one key per step), to the bit."""
+    import optax
+
+    X, Y = windows
+    m0 = F.DLinear(T, H, key=KEY)
+    m, losses = F.train_forecaster(jax.random.key(5), m0, (X, Y), num_steps=20, batch_size=16,
+                                   learning_rate=1e-3, with_losses=True)
+    opt = optax.chain(optax.clip_by_global_norm(1.0), optax.adamw(1e-3, weight_decay=1e-4))
+    params, static = eqx.partition(m0, eqx.is_array)
+
+    @jax.jit
+    def ref(params, key):
+        def one(carry, k):
+            p, s = carry
+            i = jax.random.randint(k, (16,), 0, X.shape[0])
+            v, g = jax.value_and_grad(lambda q: F.forecast_loss(eqx.combine(q, static), X[i], Y[i, :H]))(p)
+            u, s = opt.update(g, s, p)
+            return (optax.apply_updates(p, u), s), v
+
+        (p, _), vs = jax.lax.scan(one, (params, opt.init(params)), jax.random.split(key, 20))
+        return p, vs
+
+    p_ref, l_ref = ref(params, jax.random.key(5))
+    np.testing.assert_array_equal(np.asarray(losses), np.asarray(l_ref))
+    for a, b in zip(jax.tree_util.tree_leaves(eqx.filter(m, eqx.is_array)), jax.tree_util.tree_leaves(p_ref),
+                    strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_old_keyword_names_warn(windows):
+    X, Y = windows
+    m0 = F.Linear(T, H, key=KEY)
+    with pytest.warns(DeprecationWarning, match="'steps' is deprecated"):
+        a = F.train_forecaster(KEY, m0, (X, Y), steps=3, batch=8, lr=1e-3)
+    b = F.train_forecaster(KEY, m0, (X, Y), num_steps=3, batch_size=8, learning_rate=1e-3)
+    np.testing.assert_array_equal(np.asarray(a.weight), np.asarray(b.weight))
+    with pytest.warns(DeprecationWarning, match="'batch' is deprecated"):
+        F.gradient_conflict(F.Linear(T, L, key=KEY), X[:64], Y[:64], H, batch=32)

@@ -5,7 +5,8 @@ import numpy as np
 import optax
 import pytest
 
-from jaxlab.online import ogd, spectral, timeseries, usp
+from jaxlab.data import ett
+from jaxlab.online import ogd, spectral, usp
 
 
 @pytest.fixture(scope="module")
@@ -68,21 +69,21 @@ def test_filtered_inputs_equal_direct_convolution():
 
 
 def test_etth1_loader_and_splits():
-    x = timeseries.load_etth1()
+    x = ett.load_etth1()
     assert x.shape == (5000, 1)
     np.testing.assert_allclose([x.mean(), x.std()], [0.0, 1.0], atol=1e-12)
-    raw = timeseries.load_csv(timeseries_path(), ("OT", "HUFL"), rows=3)
+    raw = ett.load_csv(ett_path(), ("OT", "HUFL"), rows=3)
     np.testing.assert_allclose(raw.values[0], [30.5310001373291, 5.827000141143799])
     assert raw.times[0] == "2016-07-01 00:00:00" and raw.columns == ("OT", "HUFL")
-    full = timeseries.load_csv(timeseries_path())
+    full = ett.load_csv(ett_path())
     assert full.values.shape == (17420, 7)
-    tr, va, te = timeseries.split(full.values, timeseries.ETT_HOURLY_BORDERS)
+    tr, va, te = ett.split(full.values, ett.ETT_HOURLY_BORDERS)
     assert (len(tr), len(va), len(te)) == (8640, 2880, 2880)
-    z = timeseries.zscore(va, reference=tr)
+    (_, z), _ = ett.standard_scale(tr, va)
     np.testing.assert_allclose(z[0], (va[0] - tr.mean(0)) / tr.std(0))
 
 
-def timeseries_path():
+def ett_path():
     from jaxlab.data import data_path
 
     return data_path("ETTh1.csv")
@@ -99,18 +100,18 @@ def test_loader_rejects_malformed_rows(tmp_path, row, match):
     f = tmp_path / "bad.csv"
     f.write_text(head + row + "\n")
     with pytest.raises(ValueError, match="bad.csv line 3, " + match if "fields" not in match else "line 3: " + match):
-        timeseries.load_csv(f)
+        ett.load_csv(f)
 
 
 def test_loader_bad_arguments(tmp_path):
     with pytest.raises(ValueError, match="columns must be a non-empty subset"):
-        timeseries.load_csv(timeseries_path(), ("XX",))
+        ett.load_csv(ett_path(), ("XX",))
     with pytest.raises(ValueError, match="rows must be <= the 17420 data rows"):
-        timeseries.load_csv(timeseries_path(), ("OT",), rows=20000)
+        ett.load_csv(ett_path(), ("OT",), rows=20000)
     with pytest.raises(ValueError, match="borders must be increasing"):
-        timeseries.split(np.zeros(10), (5, 3))
+        ett.split(np.zeros(10), (5, 3))
     with pytest.raises(ValueError, match="zero standard deviation"):
-        timeseries.zscore(np.ones((4, 1)))
+        ett.standard_scale(np.ones((4, 1)))
     with pytest.raises(ValueError, match="radius must be > 0"):
         ogd.run(np.ones((3, 2)), np.ones(3), optax.sgd(0.1), radius=-1.0)
     with pytest.raises(ValueError, match="k must be <= 4"):
@@ -118,5 +119,5 @@ def test_loader_bad_arguments(tmp_path):
     f = tmp_path / "empty.csv"
     f.write_text("")
     with pytest.raises(ValueError, match="empty"):
-        timeseries.load_csv(f)
+        ett.load_csv(f)
 

@@ -45,12 +45,13 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from jaxlab.core.algorithm import Algorithm, register_algorithm
 from jaxlab.core.citations import cites
 from jaxlab.core.types import Array, Float, Int
-from jaxlab.core.validation import as_array, check_int, check_positive, is_concrete
-from jaxlab.optim._papers import DENOISE
+from jaxlab.core.validation import as_array, check_int, check_positive, value_check
+from jaxlab.optim.denoise.papers import DENOISE
 
-__all__ = ["RLSState", "cubic_mle", "quadratic_mle", "rls_init", "rls_step"]
+__all__ = ["RLSInfo", "RLSState", "cubic_mle", "quadratic_mle", "rls_algorithm", "rls_init", "rls_step"]
 
 
 def _pair(xs, gs):
@@ -61,11 +62,14 @@ def _pair(xs, gs):
     return xs, gs
 
 
-def _check_rank(t: int, p: int, ridge: float, what: str) -> None:
-    check_positive(ridge, "ridge", strict=False)
-    if t < p and is_concrete(ridge) and float(ridge) == 0.0:
-        raise ValueError(f"xs must have at least {p} rows for the {what} fit with ridge == 0 (rank deficient), "
-                         f"got t = {t}; add observations or set ridge > 0")
+def _check_rank(t: int, p: int, ridge: float, what: str):
+    """Return ``ridge`` checked >= 0, and > 0 when the ``t`` rows cannot identify the ``p`` coefficients."""
+    ridge = check_positive(ridge, "ridge", strict=False)
+    if t < p:
+        ridge = value_check(ridge, lambda r: r == 0,
+                            f"xs must have at least {p} rows for the {what} fit with ridge == 0 (rank deficient), "
+                            f"got t = {t}; add observations or set ridge > 0")
+    return ridge
 
 
 def _centered_ridge(features, gs, ridge):
@@ -93,7 +97,7 @@ def quadratic_mle(
     """
     xs, gs = _pair(xs, gs)
     t, d = xs.shape
-    _check_rank(t, d + 1, ridge, "quadratic")
+    ridge = _check_rank(t, d + 1, ridge, "quadratic")
     return _quadratic_solve(xs, gs, ridge, symmetric)
 
 
@@ -134,7 +138,7 @@ def cubic_mle(
     """
     xs, gs = _pair(xs, gs)
     t, d = xs.shape
-    _check_rank(t, 1 + d + d * (d + 1) // 2, ridge, "cubic")
+    ridge = _check_rank(t, 1 + d + d * (d + 1) // 2, ridge, "cubic")
     return _cubic_solve(xs, gs, ridge)
 
 
@@ -167,7 +171,7 @@ class RLSState(NamedTuple):
 def rls_init(d: int, ridge: float, *, dtype=None) -> RLSState:
     """Empty RLS state for dimension ``d`` with prior :math:`P_0 = I/\\rho` (``ridge`` :math:`=\\rho > 0`)."""
     d = check_int(d, "d", min_value=1)
-    check_positive(ridge, "ridge")
+    ridge = check_positive(ridge, "ridge")
     dtype = dtype or jnp.result_type(float)
     return RLSState(jnp.eye(d + 1, dtype=dtype) / ridge, jnp.zeros((d + 1, d), dtype), jnp.zeros((), jnp.int32))
 
@@ -185,3 +189,50 @@ def rls_step(state: RLSState, x: Float[Array, " d"], g: Float[Array, " d"]) -> t
     P = state.P - jnp.outer(k, Pphi)
     return RLSState(P, W, state.count + 1), phi @ W
 
+
+class RLSInfo(NamedTuple):
+    """Per-step output of :func:`rls_algorithm`: the online MLE ``g_hat`` (d,) of the gradient at ``x_t``,
+    :math:`\\hat g(x_t) = W_t^\\top [x_t, 1]` after absorbing the observation."""
+
+    g_hat: Float[Array, " d"]
+
+
+@cites(DENOISE)
+def rls_algorithm(ridge: float) -> Algorithm:
+    """Recursive least squares (the online quadratic MLE) as an :class:`~jaxlab.core.Algorithm` (data-driven).
+
+    ``init(d, *, dtype=None)`` is :func:`rls_init` (``P_0 = I / ridge``, ``W_0 = 0``);
+    ``step(key, state, x)`` with ``x = (x_t, g_t)`` is :func:`rls_step`: the Sherman-Morrison update
+    ``k = P phi / (1 + phi^T P phi)``, ``W += k (g - W^T phi)^T``, ``P -= k phi^T P`` with ``phi = [x_t, 1]``
+    (``key`` is ignored).
+
+    Args:
+      ridge: prior precision ``rho > 0``.
+
+    Returns:
+      ``Algorithm(init, step)``; ``step`` returns ``(RLSState, RLSInfo)``.
+
+    Raises:
+      ValueError: ``ridge <= 0`` (at ``init``).
+    """
+
+    def init_fn(d: int, *, dtype=None) -> RLSState:
+        return rls_init(d, ridge, dtype=dtype)
+
+    def step_fn(key, state: RLSState, x) -> tuple[RLSState, RLSInfo]:
+        del key  # deterministic
+        x_t, g_t = x
+        state, g_hat = rls_step(state, x_t, g_t)
+        return state, RLSInfo(g_hat)
+
+    return Algorithm(init_fn, step_fn)
+
+
+def _rls_example(key):
+    xs = jax.random.normal(key, (6, 2))
+    gs = xs @ jnp.array([[2.0, 0.5], [0.5, 1.0]]) + 1.0
+    algo = rls_algorithm(1e-3)
+    return algo, algo.init(2, dtype=xs.dtype), (xs, gs)
+
+
+register_algorithm("rls", rls_algorithm, _rls_example, area="denoise")

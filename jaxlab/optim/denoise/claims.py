@@ -1,7 +1,7 @@
-"""Claims of the gradient-denoising area (spec grad_denoise.md, section 4): exactness on quadratics and
-cubics, the sigma^2 d / t law, DiSK's stationary error and the 1-D quadratic MLE variance.
+"""Claims of the gradient-denoising area (DiSK, arXiv:2410.03883, and the 2026 gradient-denoising paper):
+exactness on quadratics and cubics, the sigma^2 d / t law, DiSK's stationary error and the 1-D quadratic MLE variance.
 
-Set-up (spec 4): d = 10, f_q(x) = x'Hx/2 + b'x, H = diag(linspace(0.5, 3, 10)), b = 1; the cubic f_c adds
+Set-up: d = 10, f_q(x) = x'Hx/2 + b'x, H = diag(linspace(0.5, 3, 10)), b = 1; the cubic f_c adds
 sum_i c_i x_i^3 / 6 with c = linspace(-1, 1, 10); the trajectory is the cumulative sum of 0.1 N(0, I) steps,
 T = 100, sigma = 1. Noise is drawn with numpy and injected through :func:`jaxlab.optim.track`.
 """
@@ -12,13 +12,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.core.claims import ClaimResult, claim
-from jaxlab.optim._papers import DENOISE, DISK
-from jaxlab.optim.denoise import Denoiser, disk, ema, harmonic, igt, track, two_point
-from jaxlab.optim.denoise_mle import quadratic_mle
+from jaxlab.core import ClaimResult, claim
+from jaxlab.optim.denoise.denoisers import Denoiser, disk, ema, harmonic, igt, track, two_point
+from jaxlab.optim.denoise.mle import quadratic_mle
+from jaxlab.optim.denoise.papers import DENOISE, DISK
 
 TITLE = "Gradient denoising: EMA, IGT, DiSK, two-point recursions and MLE denoisers (optax transformations)"
-MODULES = ("jaxlab.optim.denoise", "jaxlab.optim.denoise_mle", "jaxlab.optim.dp")
+MODULES = ("jaxlab.optim.denoise.denoisers", "jaxlab.optim.denoise.mle", "jaxlab.optim.denoise.dp")
 
 D, T = 10, 100
 H_DIAG = np.linspace(0.5, 3.0, D)

@@ -1,6 +1,6 @@
 """Claims of the online area: USP coefficients and annihilation, Chebyshev decay on real and complex spectra,
-VAW exactness and its regret bound, polylogarithmic regret against OGD, and the ETTh1 experiment (spec sections 4
-and 5 of online_usp_vaw)."""
+VAW exactness and its regret bound, polylogarithmic regret against OGD, and the ETTh1 experiment
+(A. Marsden and E. Hazan, arXiv:2605.08390 and arXiv:2502.06545)."""
 
 from __future__ import annotations
 
@@ -11,19 +11,20 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxlab.core.claims import ClaimResult, claim
-from jaxlab.online import lds, ogd, regret, timeseries, usp, vaw
+from jaxlab.core import ClaimResult, claim
+from jaxlab.data.ett import load_etth1
+from jaxlab.online import lds, ogd, regret, usp, vaw
 
 TITLE = "Online prediction of LDS: Universal Sequence Preconditioning + Vovk-Azoury-Warmuth"
 MODULES = ("jaxlab.online.usp", "jaxlab.online.vaw", "jaxlab.online.lds", "jaxlab.online.regret",
-           "jaxlab.online.ogd", "jaxlab.online.spectral", "jaxlab.online.timeseries")
+           "jaxlab.online.ogd", "jaxlab.online.spectral", "jaxlab.data.ett")
 
 _DECAY_NS = np.arange(4, 17)
 
 
 @claim(area="online", paper="marsden2025usp")
 def chebyshev_coefficients_match_closed_forms() -> ClaimResult:
-    """Monic Chebyshev coefficients equal the spec's examples (n = 2, 3, 5, 8) exactly."""
+    """Monic Chebyshev coefficients equal their closed forms (n = 2, 3, 5, 8) exactly."""
     ex = {2: [1, 0, -0.5], 3: [1, 0, -0.75, 0], 5: [1, 0, -1.25, 0, 0.3125, 0],
           8: [1, 0, -2, 0, 1.25, 0, -0.25, 0, 0.0078125]}
     err = max(float(np.max(np.abs(np.asarray(usp.chebyshev_coeffs(n)) - c))) for n, c in ex.items())
@@ -172,7 +173,7 @@ def _deterministic_lds():
 
 @claim(area="online", paper="marsden2026second")
 def deterministic_lds_cumulative_loss() -> ClaimResult:
-    """USP+VAW (n = 8, lam = 1) on the spec's deterministic LDS, T = 2000: cumulative loss 350.6589."""
+    """USP+VAW (n = 8, lam = 1) on the deterministic LDS, T = 2000: cumulative loss 350.6589."""
     y, u = _deterministic_lds()
     loss = float(usp.usp_vaw_run(y, u, n=8, lam=1.0)[1].loss.sum())
     return ClaimResult.close(loss, 350.6589, atol=1e-3)
@@ -236,7 +237,7 @@ def ogd_regret_grows_polynomially() -> ClaimResult:
 def etth1_vaw_beats_ogd() -> ClaimResult:
     """ETTh1 OT (first 5000 rows, z-scored, AR features n = 5, lam = 1): VAW cumulative loss ~59-60, OGD's best
     over eta in {1e-3, 1e-2, 1e-1} ~77; naive last value ~57 (noise-dominated series)."""
-    y = jnp.asarray(timeseries.load_etth1()[:, 0])
+    y = jnp.asarray(load_etth1()[:, 0])
     feats = usp.arx_features(y, None, 5)
     loss = float(vaw.run(feats, y, 1.0)[1].loss.sum())
     best_ogd = min(float(jnp.nan_to_num(ogd.run(feats, y, optax.sgd(eta))[1].loss.sum(), nan=jnp.inf))

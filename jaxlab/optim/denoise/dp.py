@@ -29,19 +29,20 @@ import jax.numpy as jnp
 import optax
 import optax.contrib
 
+from jaxlab.core.algorithm import Algorithm, register_algorithm
 from jaxlab.core.citations import cites
+from jaxlab.core.deprecation import renamed_kwargs
 from jaxlab.core.loop import run as scan_run
 from jaxlab.core.types import Key, PyTree
 from jaxlab.core.validation import check_in_range, check_int, check_positive
-from jaxlab.optim._papers import DISK, DPSGD
-from jaxlab.optim.denoise import Denoiser, DenoiseState, find_state
+from jaxlab.optim.denoise.denoisers import DenoisedOptState, Denoiser, DenoiseState, ema, find_state
+from jaxlab.optim.denoise.papers import DISK, DPSGD
 
-__all__ = ["DPInfo", "clip_and_noise", "dp_query", "dp_run", "noise_multiplier_for"]
+__all__ = ["DPInfo", "clip_and_noise", "dp_denoised_algorithm", "dp_query", "dp_run", "noise_multiplier_for"]
 
 
-def _check_dp(l2_clip, noise_multiplier) -> None:
-    check_positive(l2_clip, "l2_clip")
-    check_positive(noise_multiplier, "noise_multiplier", strict=False)
+def _check_dp(l2_clip, noise_multiplier):
+    return check_positive(l2_clip, "l2_clip"), check_positive(noise_multiplier, "noise_multiplier", strict=False)
 
 
 @jax.jit
@@ -70,7 +71,7 @@ def clip_and_noise(
       expected_batch_size: divide by this instead of ``n`` (Poisson sampling with a padded batch whose
         unused rows are zero: divide by the expected batch size).
     """
-    _check_dp(l2_clip, noise_multiplier)
+    l2_clip, noise_multiplier = _check_dp(l2_clip, noise_multiplier)
     leaves = jax.tree_util.tree_leaves(per_example_grads)
     for leaf in leaves:
         if not jnp.issubdtype(jnp.result_type(leaf), jnp.floating):
@@ -81,7 +82,7 @@ def clip_and_noise(
                          f"{[jnp.shape(x) for x in leaves]}")
     out = _aggregate(key, per_example_grads, l2_clip, noise_multiplier)
     if expected_batch_size is not None:
-        check_positive(expected_batch_size, "expected_batch_size")
+        expected_batch_size = check_positive(expected_batch_size, "expected_batch_size")
         out = optax.tree_utils.tree_scale(leaves[0].shape[0] / expected_batch_size, out)
     return out
 
@@ -99,7 +100,7 @@ def dp_query(
     *,
     expected_batch_size: float | None = None,
 ) -> PyTree:
-    """Privatized combined observation :math:`q_t` for a denoiser (spec 3.5, DP mode).
+    """Privatized combined observation :math:`q_t` for a denoiser (DP mode).
 
     Evaluates ``per_example_grad(point, example)`` at each of ``denoiser.query_points(state, params)`` for
     every example of ``batch`` (leading axis), combines per example with ``denoiser.combine`` (``vmap``), then
@@ -107,7 +108,7 @@ def dp_query(
     """
     if not isinstance(denoiser, Denoiser):
         raise TypeError(f"denoiser must be a jaxlab.optim.Denoiser, got {type(denoiser).__name__}")
-    _check_dp(l2_clip, noise_multiplier)
+    l2_clip, noise_multiplier = _check_dp(l2_clip, noise_multiplier)
     points = denoiser.query_points(state, params)
     grads = tuple(jax.vmap(per_example_grad, in_axes=(None, 0))(p, batch) for p in points)
     per_example = jax.vmap(denoiser.combine, in_axes=(None, 0))(state, grads)
@@ -118,6 +119,74 @@ class DPInfo(NamedTuple):
     """Per-step record of :func:`dp_run`: the Poisson batch size drawn (before padding/truncation)."""
 
     batch_size: Any
+
+
+@cites(DISK, DPSGD)
+def dp_denoised_algorithm(
+    per_example_loss: Callable[[PyTree, Any], Any],
+    data: Any,
+    denoiser: Denoiser,
+    inner: optax.GradientTransformation,
+    *,
+    l2_clip: float,
+    noise_multiplier: float,
+    sample_rate: float,
+    max_batch: int,
+) -> Algorithm:
+    """DP training with a denoiser as a key-driven :class:`~jaxlab.core.Algorithm`.
+
+    ``init(params0)`` builds :class:`~jaxlab.optim.denoise.denoisers.DenoisedOptState` (parameters and the state
+    of ``optax.chain(denoiser, inner)``); ``step(key, state)`` draws a Poisson batch (each of the ``n`` examples
+    of ``data`` independently with probability ``sample_rate``, padded to ``max_batch`` zero-weight rows),
+    forms the privatized :math:`q_t` with :func:`dp_query` (divided by the expected batch size
+    ``sample_rate * n``) and applies the chain; its :class:`DPInfo` records the batch size drawn.
+
+    Args:
+      per_example_loss: ``(params, example) -> scalar`` for one example (a slice of ``data``).
+      data: pytree whose leaves share a leading example axis ``n``.
+      denoiser: a :class:`~jaxlab.optim.denoise.denoisers.Denoiser`.
+      inner: the optax optimizer applied after the denoiser.
+      l2_clip: clip norm :math:`C > 0`.
+      noise_multiplier: :math:`\\sigma_{dp} \\ge 0` (see :func:`noise_multiplier_for`).
+      sample_rate: Poisson sampling rate in (0, 1].
+      max_batch: rows of the padded batch (larger draws are truncated).
+
+    Returns:
+      ``Algorithm(init, step)``.
+
+    Raises:
+      TypeError: ``denoiser`` is not a Denoiser.
+      ValueError: ``l2_clip <= 0``, ``noise_multiplier < 0``, ``sample_rate`` outside (0, 1], ``max_batch < 1``.
+    """
+    if not isinstance(denoiser, Denoiser):
+        raise TypeError(f"denoiser must be a jaxlab.optim.Denoiser, got {type(denoiser).__name__}")
+    l2_clip, noise_multiplier = _check_dp(l2_clip, noise_multiplier)
+    sample_rate = check_in_range(sample_rate, "sample_rate", 0.0, 1.0, lo_open=True)
+    max_batch = check_int(max_batch, "max_batch", min_value=1)
+    n = jax.tree_util.tree_leaves(data)[0].shape[0]
+    tx = optax.chain(denoiser, inner)
+
+    def weighted_grad(params, example):
+        ex, w = example
+        return jax.grad(lambda p: w * per_example_loss(p, ex))(params)
+
+    def init_fn(params0: PyTree) -> DenoisedOptState:
+        return DenoisedOptState(params0, tx.init(params0))
+
+    def step_fn(key, state: DenoisedOptState) -> tuple[DenoisedOptState, DPInfo]:
+        params, opt_state = state
+        k_sample, k_noise = jax.random.split(key)
+        mask = jax.random.bernoulli(k_sample, sample_rate, (n,))
+        idx = jnp.nonzero(mask, size=max_batch, fill_value=0)[0]
+        size = jnp.sum(mask)
+        valid = (jnp.arange(max_batch) < size).astype(jax.tree_util.tree_leaves(params)[0].dtype)
+        batch = (jax.tree_util.tree_map(lambda a: a[idx], data), valid)
+        q = dp_query(k_noise, weighted_grad, denoiser, find_state(opt_state), params, batch, l2_clip,
+                     noise_multiplier, expected_batch_size=sample_rate * n)
+        updates, opt_state = tx.update(q, opt_state, params)
+        return DenoisedOptState(optax.apply_updates(params, updates), opt_state), DPInfo(size)
+
+    return Algorithm(init_fn, step_fn)
 
 
 @cites(DISK, DPSGD)
@@ -135,8 +204,8 @@ def dp_run(
     num_steps: int,
     max_batch: int,
 ) -> tuple[PyTree, DPInfo]:
-    """DP training with a denoiser: ``optax.chain(denoiser, inner)`` fed by :func:`dp_query`, under
-    ``lax.scan`` (:func:`jaxlab.core.run`).
+    """DP training with a denoiser: :func:`dp_denoised_algorithm` driven ``num_steps`` times by
+    :func:`jaxlab.core.run` (``lax.scan``).
 
     Each step draws a Poisson batch (each of the ``n`` examples of ``data`` independently with probability
     ``sample_rate``), padded to ``max_batch`` rows whose padding has zero weight (zero gradient, so it adds
@@ -145,38 +214,24 @@ def dp_run(
     deviations above ``sample_rate * n`` and check ``DPInfo.batch_size``.
 
     Args:
+      key: PRNG key (one split per step).
       per_example_loss: ``(params, example) -> scalar`` for one example (a slice of ``data``).
+      params0: the starting parameters.
       data: pytree whose leaves share a leading example axis ``n``.
+      denoiser, inner: see :func:`dp_denoised_algorithm`.
       l2_clip, noise_multiplier: clip norm and noise multiplier (see :func:`noise_multiplier_for`).
+      sample_rate: Poisson sampling rate.
+      num_steps: number of steps.
+      max_batch: rows of the padded batch.
+
+    Returns:
+      ``(params_T, DPInfo)`` with one row per step.
     """
-    if not isinstance(denoiser, Denoiser):
-        raise TypeError(f"denoiser must be a jaxlab.optim.Denoiser, got {type(denoiser).__name__}")
-    _check_dp(l2_clip, noise_multiplier)
-    check_in_range(sample_rate, "sample_rate", 0.0, 1.0, lo_open=True)
+    algo = dp_denoised_algorithm(per_example_loss, data, denoiser, inner, l2_clip=l2_clip,
+                                 noise_multiplier=noise_multiplier, sample_rate=sample_rate, max_batch=max_batch)
     num_steps = check_int(num_steps, "num_steps", min_value=0)
-    max_batch = check_int(max_batch, "max_batch", min_value=1)
-    n = jax.tree_util.tree_leaves(data)[0].shape[0]
-    tx = optax.chain(denoiser, inner)
-
-    def weighted_grad(params, example):
-        ex, w = example
-        return jax.grad(lambda p: w * per_example_loss(p, ex))(params)
-
-    def step(k, state):
-        params, opt_state = state
-        k_sample, k_noise = jax.random.split(k)
-        mask = jax.random.bernoulli(k_sample, sample_rate, (n,))
-        idx = jnp.nonzero(mask, size=max_batch, fill_value=0)[0]
-        size = jnp.sum(mask)
-        valid = (jnp.arange(max_batch) < size).astype(jax.tree_util.tree_leaves(params)[0].dtype)
-        batch = (jax.tree_util.tree_map(lambda a: a[idx], data), valid)
-        q = dp_query(k_noise, weighted_grad, denoiser, find_state(opt_state), params, batch, l2_clip,
-                     noise_multiplier, expected_batch_size=sample_rate * n)
-        updates, opt_state = tx.update(q, opt_state, params)
-        return (optax.apply_updates(params, updates), opt_state), DPInfo(size)
-
-    (params, _), trace = scan_run(step, (params0, tx.init(params0)), key, num_steps)
-    return params, trace.infos
+    final, trace = scan_run(algo.step, algo.init(params0), key, num_steps)
+    return final.params, trace.infos
 
 
 _ORDERS = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0, 20.0, 24.0, 28.0, 32.0, 48.0,
@@ -184,10 +239,11 @@ _ORDERS = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0, 20.0, 24.0, 28.
 
 
 @cites(DPSGD)
+@renamed_kwargs(steps="num_steps")
 def noise_multiplier_for(
-    eps: float, delta: float, sample_rate: float, steps: int, *, orders: tuple[float, ...] | None = _ORDERS
+    eps: float, delta: float, sample_rate: float, num_steps: int, *, orders: tuple[float, ...] | None = _ORDERS
 ) -> float:
-    """Smallest noise multiplier whose Poisson-subsampled Gaussian mechanism, composed ``steps`` times, is
+    """Smallest noise multiplier whose Poisson-subsampled Gaussian mechanism, composed ``num_steps`` times, is
     ``(eps, delta)``-DP under the RDP accountant of the optional package ``dp-accounting``
     (``pip install dp-accounting``).
 
@@ -198,7 +254,7 @@ def noise_multiplier_for(
     check_positive(eps, "eps")
     check_in_range(delta, "delta", 0.0, 1.0, lo_open=True, hi_open=True)
     check_in_range(sample_rate, "sample_rate", 0.0, 1.0, lo_open=True)
-    steps = check_int(steps, "steps", min_value=1)
+    steps = check_int(num_steps, "num_steps", min_value=1)
     try:
         import dp_accounting
         from dp_accounting import rdp
@@ -217,3 +273,13 @@ def noise_multiplier_for(
     if not math.isfinite(sigma):
         raise ValueError(f"no finite noise multiplier reaches eps={eps}, delta={delta}")
     return float(sigma)
+
+
+def _dp_example(key):
+    data = jax.random.normal(key, (16, 2))
+    algo = dp_denoised_algorithm(lambda p, x: jnp.sum((p - x) ** 2), data, ema(0.5), optax.sgd(0.1), l2_clip=1.0,
+                                 noise_multiplier=0.5, sample_rate=0.25, max_batch=8)
+    return algo, algo.init(jnp.zeros(2)), None
+
+
+register_algorithm("dp_denoised", dp_denoised_algorithm, _dp_example, area="denoise")

@@ -1,10 +1,10 @@
-r"""Forecasting backbones (equinox) and reversible instance normalisation, for :mod:`jaxlab.generative.forecasting`.
+r"""Forecasting backbones (equinox) and reversible instance normalisation, for :mod:`jaxlab.forecasting`.
 
 Every model maps one history window to a block of future values, ``model(x (T, C)) -> (H, C)``: input length
 ``T = in_len``, output horizon ``H = out_len``, ``C`` channels (variates).
 
 RevIN (T. Kim et al., "Reversible Instance Normalization for Accurate Time-Series Forecasting against
-Distribution Shift", ICLR 2022), without the learnable affine (spec section (c).3): per window and channel
+Distribution Shift", ICLR 2022), without the learnable affine: per window and channel
 
     μ_c = mean_t x_{t,c},   σ_c = sqrt(mean_t (x_{t,c} − μ_c)²),   x̃ = (x − μ) / (σ + 10⁻⁵),
     ŷ = f(x̃) · (σ + 10⁻⁵) + μ .
@@ -12,7 +12,7 @@ Distribution Shift", ICLR 2022), without the learnable affine (spec section (c).
 It is applied inside ``__call__`` (``revin=True``, the default), hence inside every evolution step of an EF
 roll-out. It has no parameters, so it shares none across output steps.
 
-Models **[sizes chosen for CPU]** (spec (c).3):
+Models **[sizes chosen for CPU]**:
 
 - :class:`Linear`: ``ŷ_c = W x_c + b`` with ``W ∈ R^{H×T}`` shared across channels (channel independent).
 - :class:`DLinear` (A. Zeng et al., arXiv:2205.13504): trend ``x^t = MA_25(x)`` (moving average with the ends
@@ -42,9 +42,9 @@ from jaxtyping import Array, Float
 
 from jaxlab.core.citations import cites
 from jaxlab.core.validation import as_array, check_int
-from jaxlab.generative._papers import DLINEAR, EF, ITRANSFORMER, PATCHTST, REVIN
+from jaxlab.forecasting.papers import DLINEAR, EF, ITRANSFORMER, PATCHTST, REVIN
 
-__all__ = ["DLinear", "Linear", "MLPForecaster", "RevINStats", "TinyITransformer", "TinyPatchTST",
+__all__ = ["DLinear", "Linear", "MLPForecaster", "RevINStats", "TinyITransformer", "TinyPatchTST", "moving_average",
            "revin_denorm", "revin_norm"]
 
 REVIN_EPS = 1e-5

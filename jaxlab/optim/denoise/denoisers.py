@@ -56,16 +56,17 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from jaxlab.core.algorithm import Algorithm, register_algorithm
 from jaxlab.core.citations import cites
 from jaxlab.core.loop import run as scan_run
 from jaxlab.core.types import Array, Float, Int, Key, PyTree
 from jaxlab.core.validation import check_in_range, check_int, check_positive, error_if
-from jaxlab.optim._papers import DENOISE, DISK, IGT, NSGD
+from jaxlab.optim.denoise.papers import DENOISE, DISK, IGT, NSGD
 
 __all__ = [
+    "DenoiseInfo",
     "DenoiseState",
     "Denoiser",
-    "Info",
     "disk",
     "ema",
     "find_state",
@@ -112,7 +113,7 @@ class Denoiser(optax.GradientTransformationExtraArgs):
         return self
 
 
-class Info(NamedTuple):
+class DenoiseInfo(NamedTuple):
     """Per-step diagnostics of :func:`run` / :func:`track` (true gradient known)."""
 
     error2: Float[Array, ""]  # ||m_t - grad f(x_t)||^2
@@ -132,6 +133,24 @@ def _check_same_structure(tree: Any, ref: Any, name: str, ref_name: str) -> None
         raise ValueError(f"{name} must have the pytree structure of {ref_name} ({r}), got {s}")
 
 
+def _check_like(tree: Any, ref: Any, name: str, ref_name: str) -> None:
+    """Same pytree structure and the same shape leaf by leaf (trace-time)."""
+    _check_same_structure(tree, ref, name, ref_name)
+    for (path, leaf), r in zip(jax.tree_util.tree_leaves_with_path(tree), jax.tree_util.tree_leaves(ref),
+                               strict=True):
+        if jnp.shape(leaf) != jnp.shape(r):
+            raise ValueError(f"{name} must have the leaf shapes of {ref_name}: leaf {jax.tree_util.keystr(path)} "
+                             f"has shape {jnp.shape(leaf)}, expected {jnp.shape(r)}")
+
+
+def _check_real(value: Any, name: str) -> None:
+    """A real number (Python int/float or a real array), not a string or another object (trace-time)."""
+    if isinstance(value, bool) or not (isinstance(value, (int, float)) or (
+            hasattr(value, "dtype") and jnp.issubdtype(jnp.result_type(value), jnp.number)
+            and not jnp.issubdtype(jnp.result_type(value), jnp.complexfloating))):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+
+
 def _alpha_fn(alpha: Alpha, name: str) -> Callable[[Any], Any]:
     """alpha_t as a function of the 0-based count; schedules are checked in (0, 1] at run time."""
     if callable(alpha):
@@ -141,7 +160,8 @@ def _alpha_fn(alpha: Alpha, name: str) -> Callable[[Any], Any]:
             return error_if(a, (a <= 0) | (a > 1), f"{name} schedule must return values in (0, 1]")
 
         return checked
-    check_in_range(alpha, name, 0.0, 1.0, lo_open=True)
+    _check_real(alpha, name)
+    alpha = check_in_range(alpha, name, 0.0, 1.0, lo_open=True)
     return lambda count: jnp.asarray(alpha)
 
 
@@ -209,7 +229,8 @@ def _build(alpha_fn: Callable[[Any], Any], plan: Plan, num_queries: int, init: s
                              "got None; pass params to update (optax.chain forwards them)")
         _check_float_tree(updates, "updates")
         _check_float_tree(params, "params")
-        _check_same_structure(updates, params, "updates", "params")
+        _check_like(updates, params, "updates", "params")
+        _check_like(updates, state.m, "updates", "the denoiser state (the params it was initialised with)")
         a = effective_alpha(state.count)
         m = optax.tree_utils.tree_update_moment(updates, state.m, 1.0 - a, 1)
         m = optax.tree_utils.tree_cast_like(m, state.m)
@@ -252,7 +273,16 @@ def disk(kappa: float = 0.7, gamma: float = 0.5, *, init: str = "first") -> Deno
       kappa: float in (0, 1] (DiSK default 0.7).
       gamma: float > 0 (DiSK default 0.5; the DiSK paper uses positive gamma, negative values are rejected).
       init: ``"first"`` or ``"zero"`` (see :func:`ema`).
+
+    Returns:
+      The :class:`Denoiser`.
+
+    Raises:
+      TypeError: ``kappa`` or ``gamma`` is not a real number (e.g. the string ``"0.7"``), at construction.
+      ValueError: ``kappa`` outside (0, 1] (a traced ``kappa``: when the update runs) or ``gamma <= 0``.
     """
+    _check_real(kappa, "kappa")
+    _check_real(gamma, "gamma")
     check_in_range(kappa, "kappa", 0.0, 1.0, lo_open=True)
     check_positive(gamma, "gamma")
     gamma = float(gamma)  # kappa may be traced (tuning under vmap); it enters through alpha_t = kappa
@@ -287,6 +317,7 @@ def two_point(alpha: Alpha, s: float = 1.5, *, init: str = "first") -> Denoiser:
       s: float in the open interval (1, 2) (default 1.5).
       init: ``"first"`` or ``"zero"`` (see :func:`ema`).
     """
+    _check_real(s, "s")
     check_in_range(s, "s", 1.0, 2.0, lo_open=True, hi_open=True)
     s = float(s)
     return _build(_alpha_fn(alpha, "alpha"), lambda count, a: _two_point_coefficients(a, s), 2, init)
@@ -306,7 +337,8 @@ def find_state(opt_state: Any) -> DenoiseState:
 @cites(DENOISE)
 def gaussian_noise(sigma: float) -> Callable[[Key, Params], Params]:
     """``noise_fn(key, params)`` drawing :math:`N(0, \\sigma^2 I)` shaped like ``params`` (for :func:`run`)."""
-    check_positive(sigma, "sigma", strict=False)
+    _check_real(sigma, "sigma")
+    sigma = check_positive(sigma, "sigma", strict=False)
     return lambda key, params: jax.tree_util.tree_map(
         lambda x, k: sigma * jax.random.normal(k, x.shape, x.dtype),
         params, optax.tree_utils.tree_split_key_like(key, params))
@@ -328,6 +360,71 @@ def _check_mode(mode: str) -> None:
         raise ValueError(f"mode must be 'oracle' or 'dp', got {mode!r}")
 
 
+class DenoisedOptState(NamedTuple):
+    """State of :func:`denoised_optimizer_algorithm`: the parameters :math:`x_t` and the state of
+    ``optax.chain(denoiser, inner)``."""
+
+    params: Params
+    opt_state: Any
+
+
+def _check_denoiser(denoiser: Any) -> None:
+    if not isinstance(denoiser, Denoiser):
+        raise TypeError(f"denoiser must be a jaxlab.optim.Denoiser, got {type(denoiser).__name__}")
+
+
+@cites(DENOISE)
+def denoised_optimizer_algorithm(
+    loss_fn: Callable[[Params], Any],
+    denoiser: Denoiser,
+    inner: optax.GradientTransformation,
+    noise_fn: Callable[[Key, Params], Params],
+    *,
+    mode: str = "oracle",
+) -> Algorithm:
+    """Optimisation with ``optax.chain(denoiser, inner)`` on noisy gradients, as an :class:`~jaxlab.core.Algorithm`.
+
+    ``init(params0)`` builds :class:`DenoisedOptState`; ``step(key, state)`` queries ``grad(loss_fn)`` at the
+    denoiser's points :math:`x_t + \\gamma_i d_t`, adds ``noise_fn(key, grad)`` to each query
+    (``mode="oracle"``) or once to the combination :math:`q_t` (``mode="dp"``), applies the chain and records
+    :math:`\\|m_t - \\nabla f(x_t)\\|^2`, :math:`\\|\\nabla f(x_t)\\|^2` and :math:`f(x_t)` in a
+    :class:`DenoiseInfo` (measured at :math:`x_t`, before the update).
+
+    Args:
+      loss_fn: the objective :math:`f(x)` of a parameter pytree.
+      denoiser: a :class:`Denoiser` (:func:`ema`, :func:`igt`, :func:`disk`, :func:`two_point`).
+      inner: the optax optimizer applied to the denoised gradient.
+      noise_fn: ``noise_fn(key, tree) -> tree`` (e.g. :func:`gaussian_noise`).
+      mode: ``"oracle"`` or ``"dp"``.
+
+    Returns:
+      ``Algorithm(init, step)``, key-driven.
+
+    Raises:
+      TypeError: ``denoiser`` is not a :class:`Denoiser`.
+      ValueError: unknown ``mode``.
+    """
+    _check_denoiser(denoiser)
+    _check_mode(mode)
+    tx = optax.chain(denoiser, inner)
+    value_and_grad = jax.value_and_grad(loss_fn)
+    grad_fn = jax.grad(loss_fn)
+
+    def init_fn(params0: Params) -> DenoisedOptState:
+        return DenoisedOptState(params0, tx.init(params0))
+
+    def step_fn(key, state: DenoisedOptState) -> tuple[DenoisedOptState, DenoiseInfo]:
+        params, opt_state = state
+        q = _observe(key, grad_fn, denoiser, find_state(opt_state), params, noise_fn, mode)
+        updates, opt_state = tx.update(q, opt_state, params)
+        loss, g = value_and_grad(params)
+        err = optax.tree_utils.tree_sub(find_state(opt_state).m, g)
+        info = DenoiseInfo(optax.tree_utils.tree_vdot(err, err), optax.tree_utils.tree_vdot(g, g), loss)
+        return DenoisedOptState(optax.apply_updates(params, updates), opt_state), info
+
+    return Algorithm(init_fn, step_fn)
+
+
 @cites(DENOISE)
 def run(
     key: Key,
@@ -340,36 +437,69 @@ def run(
     *,
     mode: str = "oracle",
     thin: int = 1,
-) -> tuple[Params, Info]:
-    """Optimize ``loss_fn`` with ``optax.chain(denoiser, inner)`` on noisy gradients, under ``lax.scan``.
+) -> tuple[Params, DenoiseInfo]:
+    """Optimize ``loss_fn`` with ``optax.chain(denoiser, inner)`` on noisy gradients, under ``lax.scan``:
+    :func:`denoised_optimizer_algorithm` driven ``num_steps`` times by :func:`jaxlab.core.run`.
 
-    Each step queries ``grad(loss_fn)`` at the denoiser's points and adds ``noise_fn(key, grad)`` to each
-    query (``mode="oracle"``) or once to the combined :math:`q_t` (``mode="dp"``: one Gaussian release per
-    step; clipping is left to :func:`jaxlab.optim.dp.dp_query` for real per-example training).
+    Args:
+      key: PRNG key (one split per step).
+      loss_fn, denoiser, inner, noise_fn, mode: see :func:`denoised_optimizer_algorithm`.
+      params0: the starting parameters :math:`x_1`.
+      num_steps: number of steps (a multiple of ``thin``).
+      thin: keep one :class:`DenoiseInfo` row every ``thin`` steps.
 
     Returns:
-      ``(params_T, Info)`` with one :class:`Info` row per ``thin`` steps, measured at :math:`x_t` before the
-      step (``error2`` = :math:`\\|m_t - \\nabla f(x_t)\\|^2`).
+      ``(params_T, DenoiseInfo)`` with one :class:`DenoiseInfo` row per ``thin`` steps, measured at :math:`x_t`
+      before the step (``error2`` = :math:`\\|m_t - \\nabla f(x_t)\\|^2`).
     """
-    if not isinstance(denoiser, Denoiser):
-        raise TypeError(f"denoiser must be a jaxlab.optim.Denoiser, got {type(denoiser).__name__}")
-    _check_mode(mode)
+    algo = denoised_optimizer_algorithm(loss_fn, denoiser, inner, noise_fn, mode=mode)
     num_steps = check_int(num_steps, "num_steps", min_value=0)
-    tx = optax.chain(denoiser, inner)
-    value_and_grad = jax.value_and_grad(loss_fn)
-    grad_fn = jax.grad(loss_fn)
+    final, trace = scan_run(algo.step, algo.init(params0), key, num_steps, thin=thin)
+    return final.params, trace.infos
 
-    def step(k, state):
-        params, opt_state = state
-        q = _observe(k, grad_fn, denoiser, find_state(opt_state), params, noise_fn, mode)
-        updates, opt_state = tx.update(q, opt_state, params)
-        loss, g = value_and_grad(params)
-        err = optax.tree_utils.tree_sub(find_state(opt_state).m, g)
-        info = Info(optax.tree_utils.tree_vdot(err, err), optax.tree_utils.tree_vdot(g, g), loss)
-        return (optax.apply_updates(params, updates), opt_state), info
 
-    (params, _), trace = scan_run(step, (params0, tx.init(params0)), key, num_steps, thin=thin)
-    return params, trace.infos
+@cites(DENOISE)
+def denoiser_tracking_algorithm(grad_fn: Callable[[Params], Params], denoiser: Denoiser, *,
+                                mode: str = "oracle") -> Algorithm:
+    """A denoiser run along a given trajectory with given noise, as a data-driven :class:`~jaxlab.core.Algorithm`.
+
+    ``init(x_1)`` is ``denoiser.init(x_1)``; ``step(key, state, x)`` with ``x = (x_t, w_t)`` queries
+    ``grad_fn`` at the denoiser's points around :math:`x_t`, adds the given noise ``w_t`` (per query, shape
+    ``(Q, ...)``, in ``"oracle"`` mode; once to :math:`q_t` in ``"dp"`` mode; ``w_t = None`` for none), updates the
+    denoiser and records :math:`\\|m_t - \\nabla f(x_t)\\|^2` (``key`` is ignored; ``loss`` is nan).
+
+    Args:
+      grad_fn: the true gradient :math:`\\nabla f`.
+      denoiser: the estimator.
+      mode: ``"oracle"`` or ``"dp"``.
+
+    Returns:
+      ``Algorithm(init, step)``; ``step`` returns ``(DenoiseState, DenoiseInfo)``.
+
+    Raises:
+      TypeError: ``denoiser`` is not a :class:`Denoiser`.
+      ValueError: unknown ``mode``.
+    """
+    _check_denoiser(denoiser)
+    _check_mode(mode)
+
+    def step_fn(key, dstate: DenoiseState, inputs) -> tuple[DenoiseState, DenoiseInfo]:
+        del key  # deterministic: the noise is given
+        x, w = inputs
+        points = denoiser.query_points(dstate, x)
+        grads = tuple(grad_fn(p) for p in points)
+        if w is not None and mode == "oracle":
+            grads = tuple(jax.tree_util.tree_map(lambda g, n, i=i: g + n[i], g, w) for i, g in enumerate(grads))
+        q = denoiser.combine(dstate, grads)
+        if w is not None and mode == "dp":
+            q = optax.tree_utils.tree_add(q, w)
+        m, dstate = denoiser.update(q, dstate, x)
+        g = grad_fn(x)
+        err = optax.tree_utils.tree_sub(m, g)
+        e2 = optax.tree_utils.tree_vdot(err, err)
+        return dstate, DenoiseInfo(e2, optax.tree_utils.tree_vdot(g, g), jnp.full_like(e2, jnp.nan))
+
+    return Algorithm(denoiser.init, step_fn)
 
 
 @cites(DENOISE)
@@ -380,12 +510,12 @@ def track(
     noise: Params | None = None,
     *,
     mode: str = "oracle",
-) -> Info:
+) -> DenoiseInfo:
     """Denoise along a given trajectory ``xs`` with given injected noise and record
     :math:`\\|m_t - \\nabla f(x_t)\\|^2` for ``t = 1..T`` (``loss`` is nan).
 
     The trajectory is fixed in advance rather than produced by an optimizer, and the noise is passed in, so
-    that runs can be compared draw for draw with a reference implementation (spec section 7).
+    that runs can be compared draw for draw with a reference implementation.
 
     Args:
       grad_fn: true gradient :math:`\\nabla f`.
@@ -395,8 +525,7 @@ def track(
         ``Q = denoiser.num_queries`` (``mode="oracle"``: one draw per query) or ``(T, ...)`` (``mode="dp"``: one
         draw added to the combination).
     """
-    if not isinstance(denoiser, Denoiser):
-        raise TypeError(f"denoiser must be a jaxlab.optim.Denoiser, got {type(denoiser).__name__}")
+    _check_denoiser(denoiser)
     _check_mode(mode)
     leaves = jax.tree_util.tree_leaves(xs)
     if not leaves or any(jnp.ndim(x) < 1 for x in leaves):
@@ -410,21 +539,27 @@ def track(
             if tuple(w.shape) != want:
                 raise ValueError(f"noise leaves must have shape {want} in mode {mode!r}, got {tuple(w.shape)}")
 
-    def step(dstate, inputs):
-        x, w = inputs
-        points = denoiser.query_points(dstate, x)
-        grads = tuple(grad_fn(p) for p in points)
-        if w is not None and mode == "oracle":
-            grads = tuple(jax.tree_util.tree_map(lambda g, n, i=i: g + n[i], g, w) for i, g in enumerate(grads))
-        q = denoiser.combine(dstate, grads)
-        if w is not None and mode == "dp":
-            q = optax.tree_utils.tree_add(q, w)
-        m, dstate = denoiser.update(q, dstate, x)
-        g = grad_fn(x)
-        err = optax.tree_utils.tree_sub(m, g)
-        e2 = optax.tree_utils.tree_vdot(err, err)
-        return dstate, Info(e2, optax.tree_utils.tree_vdot(g, g), jnp.full_like(e2, jnp.nan))
-
+    algo = denoiser_tracking_algorithm(grad_fn, denoiser, mode=mode)
     x0 = jax.tree_util.tree_map(lambda x: x[0], xs)
-    _, infos = jax.lax.scan(step, denoiser.init(x0), (xs, noise))
-    return infos
+    _, trace = scan_run(algo.step, algo.init(x0), None, xs=(xs, noise))
+    return trace.infos
+
+
+def _quadratic(x):
+    return 0.5 * jnp.sum(jnp.arange(1.0, 4.0) * x**2)
+
+
+def _optimizer_example(key):
+    algo = denoised_optimizer_algorithm(_quadratic, disk(), optax.sgd(0.1), gaussian_noise(0.1))
+    return algo, algo.init(jnp.ones(3)), None
+
+
+def _tracking_example(key):
+    xs = jnp.cumsum(0.1 * jax.random.normal(key, (6, 3)), axis=0)
+    noise = 0.1 * jax.random.normal(jax.random.fold_in(key, 1), (6, 2, 3))
+    algo = denoiser_tracking_algorithm(jax.grad(_quadratic), two_point(harmonic()))
+    return algo, algo.init(xs[0]), (xs, noise)
+
+
+register_algorithm("denoised_optimizer", denoised_optimizer_algorithm, _optimizer_example, area="denoise")
+register_algorithm("denoiser_tracking", denoiser_tracking_algorithm, _tracking_example, area="denoise")

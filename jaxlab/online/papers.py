@@ -1,8 +1,24 @@
-"""BibTeX entries of the papers behind ``jaxlab.online`` (registered once, on import)."""
+"""The papers behind ``jaxlab.online`` (registered once, on import) and their citation keys.
+
+A. Marsden and E. Hazan, *The Power of Second Order Methods for Sequence Preconditioning* (arXiv:2605.08390) and
+*Universal Sequence Preconditioning* (arXiv:2502.06545); V. Vovk (2001); K. Azoury and M. Warmuth (2001);
+N. Cesa-Bianchi and G. Lugosi (2006); E. Hazan, K. Singh and C. Zhang (arXiv:1711.00946); M. Zinkevich (2003).
+The ETT data set (H. Zhou et al., arXiv:2012.07436) is registered with its loader, :mod:`jaxlab.data.ett`.
+"""
 
 from __future__ import annotations
 
 from jaxlab.core.citations import register_paper
+
+__all__ = ["AZOURY", "CESA_BIANCHI", "HAZAN_SPECTRAL", "MARSDEN_SECOND", "MARSDEN_USP", "VOVK", "ZINKEVICH"]
+
+MARSDEN_SECOND = "marsden2026second"
+MARSDEN_USP = "marsden2025usp"
+VOVK = "vovk2001competitive"
+AZOURY = "azoury2001relative"
+CESA_BIANCHI = "cesabianchi2006prediction"
+HAZAN_SPECTRAL = "hazan2017spectral"
+ZINKEVICH = "zinkevich2003online"
 
 register_paper("marsden2026second", """
 @article{marsden2026second,
@@ -67,13 +83,4 @@ register_paper("zinkevich2003online", """
   booktitle = {Proceedings of the 20th International Conference on Machine Learning},
   pages = {928--936},
   year = {2003},
-}""")
-
-register_paper("zhou2021informer", """
-@inproceedings{zhou2021informer,
-  title = {Informer: Beyond Efficient Transformer for Long Sequence Time-Series Forecasting},
-  author = {Zhou, Haoyi and Zhang, Shanghang and Peng, Jieqi and Zhang, Shuai and Li, Jianxin and
-            Xiong, Hui and Zhang, Wancai},
-  booktitle = {Proceedings of the AAAI Conference on Artificial Intelligence},
-  year = {2021},
 }""")

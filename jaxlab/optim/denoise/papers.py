@@ -1,8 +1,10 @@
-"""BibTeX entries of the papers behind ``jaxlab.optim`` (registered once, on import)."""
+"""The papers behind the gradient denoisers of ``jaxlab.optim.denoise`` (registered once, on import) and their keys."""
 
 from __future__ import annotations
 
 from jaxlab.core.citations import register_paper
+
+__all__ = ["DENOISE", "DISK", "DPSGD", "IGT", "NSGD"]
 
 DENOISE = "graddenoise2026"
 DISK = "zhang2025disk"

@@ -1,9 +1,9 @@
-"""Claims of Evolutionary Forecasting (area ``forecasting``; spec ``generative.md`` section (c).4): DF = EF(H = L),
+"""Claims of Evolutionary Forecasting (area ``forecasting``; J. Ma et al., arXiv:2601.23114): DF = EF(H = L),
 the AR(1) oracle's k-step MSE for any training horizon, exact extrapolation of a linear recurrence, disjoint
 gradients in Linear models, the truncation anomaly (Fig. 1 analogue) and EF vs horizon-specific DF models on the
 ETT-like synthetic series.
 
-The trained-model claims (not quick) use the spec's budget: MLP ``T -> 256 -> 256 -> H`` and Linear models,
+The trained-model claims (not quick) use this budget: MLP ``T -> 256 -> 256 -> H`` and Linear models,
 ``T = 336``, 2,000 AdamW steps (lr 1e-3, clipping 1.0), batch 64 windows of all 7 channels, the ETT splits of
 ``ett_like(key(0))`` standard-scaled on the train split, every test window scored.
 """
@@ -16,12 +16,20 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.core.claims import ClaimResult, claim
-from jaxlab.generative import forecasting as F
-from jaxlab.generative._papers import EF
+from jaxlab import forecasting as F
+from jaxlab.core import ClaimResult, claim
+from jaxlab.forecasting.papers import EF
 
 TITLE = "Evolutionary Forecasting: EF roll-outs vs direct forecasting, oracle identities and the truncation anomaly"
-MODULES = ("jaxlab.generative.forecasting", "jaxlab.generative.forecasting_models")
+MODULES = (
+    "jaxlab.forecasting.evolutionary",
+    "jaxlab.forecasting.models",
+    "jaxlab.forecasting.train",
+    "jaxlab.forecasting.evaluate",
+    "jaxlab.forecasting.diagnostics",
+    "jaxlab.forecasting.synthetic",
+    "jaxlab.data.ett",
+)
 
 _AREA = "forecasting"
 T = 336
@@ -39,12 +47,12 @@ def _data():
 @functools.cache
 def _trained(kind: str, H: int):
     cls = {"mlp": F.MLPForecaster, "linear": F.Linear}[kind]
-    return F.train_forecaster(jax.random.key(1), cls(T, H, key=jax.random.key(2)), _data()[0], steps=STEPS)
+    return F.train_forecaster(jax.random.key(1), cls(T, H, key=jax.random.key(2)), _data()[0], num_steps=STEPS)
 
 
 @claim(area=_AREA, paper=EF, quick=True)
 def df_equals_ef_with_one_step() -> ClaimResult:
-    """(c).4-1: DF = EF(H = L): an MLP (T = 336, H = 96) on 100 test windows, both jitted and vmapped; measured =
+    """Claim 1: DF = EF(H = L): an MLP (T = 336, H = 96) on 100 test windows, both jitted and vmapped; measured =
     max |EF - DF| (exactly 0: with one evolution step EF is the same single model call)."""
     X, _ = F.make_windows(_data()[2], T, 96, stride=28)
     m = F.MLPForecaster(T, 96, key=jax.random.key(3))
@@ -55,7 +63,7 @@ def df_equals_ef_with_one_step() -> ClaimResult:
 
 @claim(area=_AREA, paper=EF, quick=True)
 def ar1_oracle_k_step_mse() -> ClaimResult:
-    """(c).4-2: AR(1), phi = 0.9: EF with the oracle block predictor for H in {1, 4, 24} gives the same forecasts
+    """Claim 2: AR(1), phi = 0.9: EF with the oracle block predictor for H in {1, 4, 24} gives the same forecasts
     (max difference <= 1e-5 of the largest forecast) and the MSE over k = 1..96, averaged over 4e5 Monte-Carlo
     windows, equals mean_k (1 - phi^2k)/(1 - phi^2) = 5.0294 within 2 %."""
     phi, L, n, chunks = 0.9, 96, 400_000, 8
@@ -83,9 +91,9 @@ def ar1_oracle_k_step_mse() -> ClaimResult:
 
 @claim(area=_AREA, paper=EF, quick=True)
 def exact_recurrence_extrapolates_720_steps() -> ClaimResult:
-    """(c).4-3: y_t = sin(2 pi t/24) + 0.5 sin(2 pi t/168 + 0.3); least-squares Linear (T = 336, H = 24) on the
+    """Claim 3: y_t = sin(2 pi t/24) + 0.5 sin(2 pi t/168 + 0.3); least-squares Linear (T = 336, H = 24) on the
     first 4,000 points, EF to L = 720 from t = 4500; measured = max |error| in float64 (float32 in details,
-    spec bound 1e-5)."""
+    bound 1e-5)."""
     y = F.sinusoid_series(5300)
     X, Y = F.make_windows(y[:4000], T, 24)
     m = F.fit_linear(X, Y, bias=False)
@@ -99,7 +107,7 @@ def exact_recurrence_extrapolates_720_steps() -> ClaimResult:
 
 @claim(area=_AREA, paper=EF, quick=True)
 def linear_near_and_far_gradients_are_orthogonal() -> ClaimResult:
-    """(c).3: in a Linear model (output steps share no parameter) cos(grad l_near, grad l_far) = 0 exactly, on every
+    """Claim 3b: in a Linear model (output steps share no parameter) cos(grad l_near, grad l_far) = 0 exactly, on every
     minibatch (L = 720 split at H = 96; RevIN on); measured = max |cos| over 20 batches of 64 windows."""
     X, Y = F.make_windows(_data()[0], T, 720, stride=5)
     out = F.gradient_conflict(F.Linear(T, 720, key=jax.random.key(4)), X[:1280], Y[:1280], 96)
@@ -112,7 +120,7 @@ def _mse96(model) -> float:
 
 @claim(area=_AREA, paper=EF, quick=False)
 def truncated_long_mlp_is_worse_at_96() -> ClaimResult:
-    """(c).4-4 (Fig. 1 analogue): MLP trained with H = 720 and truncated to 96 vs trained with H = 96, test MSE@96;
+    """Claim 4 (Fig. 1 analogue): MLP trained with H = 720 and truncated to 96 vs trained with H = 96, test MSE@96;
     measured = ratio (paper: > 1). Gradient conflict of the H = 720 model at the end of training in details."""
     long, short = _trained("mlp", 720), _trained("mlp", 96)
     a, b = _mse96(long), _mse96(short)
@@ -124,7 +132,7 @@ def truncated_long_mlp_is_worse_at_96() -> ClaimResult:
 
 @claim(area=_AREA, paper=EF, quick=False)
 def truncated_long_linear_agrees_at_96() -> ClaimResult:
-    """(c).4-4: the same comparison for Linear (no shared parameters): the two MSE@96 agree within 2 %;
+    """Claim 4: the same comparison for Linear (no shared parameters): the two MSE@96 agree within 2 %;
     measured = |ratio - 1|."""
     a, b = _mse96(_trained("linear", 720)), _mse96(_trained("linear", 96))
     return ClaimResult.at_most(abs(a / b - 1), 0.02, details=f"MSE@96 truncated {a:.4f}, H=96 {b:.4f}")
@@ -139,7 +147,7 @@ def _ef_df_tables():
 
 @claim(area=_AREA, paper=EF, quick=False)
 def ef_beats_df_on_average() -> ClaimResult:
-    """(c).4-5: one MLP with H = 96 rolled out to L in {96, 192, 336, 720} vs four DF MLPs (one per L); measured =
+    """Claim 5: one MLP with H = 96 rolled out to L in {96, 192, 336, 720} vs four DF MLPs (one per L); measured =
     mean_L MSE_DF / mean_L MSE_EF (paper: > 1, EF better on average)."""
     ef, df = _ef_df_tables()
     ratio = np.mean([df[L]["mse"] for L in LS]) / np.mean([ef[L]["mse"] for L in LS])
@@ -150,8 +158,8 @@ def ef_beats_df_on_average() -> ClaimResult:
 
 @claim(area=_AREA, paper=EF, quick=False)
 def ef_stays_bounded_at_2880() -> ClaimResult:
-    """(c).4-5 extreme extrapolation: the H = 96 MLP rolled out 2,880 steps (30 evolutions) from 121 windows of the
-    validation + test span; measured = MSE / the span's variance (per channel, averaged; spec: finite and <= 2).
+    """Claim 5, extreme extrapolation: the H = 96 MLP rolled out 2,880 steps (30 evolutions) from 121 windows of the
+    validation + test span; measured = MSE / the span's variance (per channel, averaged; bound: finite and <= 2).
     Details: the same for the H = 96 Linear model and for the window-mean forecast."""
     _, va, te = _data()
     span = jnp.concatenate([va, te[T:]])

@@ -1,0 +1,77 @@
+r"""The gradient-conflict diagnostic of Evolutionary Forecasting.
+
+Paper: J. Ma et al., "To See Far, Look Close: Evolutionary Forecasting for Long-term Time Series",
+arXiv:2601.23114 (2026). For a model with output ``L`` and a split point ``H``,
+``ℓ_near = MSE(Ŷ[:H], Y[:H])`` and ``ℓ_far = MSE(Ŷ[H:L], Y[H:L])``; the diagnostic is
+``cos(∇_θ ℓ_near, ∇_θ ℓ_far)`` per minibatch (mean and fraction < 0) and per parameter group. Models whose
+output steps share no parameters (Linear, DLinear) give exactly 0.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+from jaxtyping import Array, Float
+
+from jaxlab.core.citations import cites
+from jaxlab.core.deprecation import renamed_kwargs
+from jaxlab.core.validation import check_int
+from jaxlab.forecasting.evolutionary import check_windows, output_shape
+from jaxlab.forecasting.papers import EF
+
+__all__ = ["gradient_conflict"]
+
+
+@cites(EF)
+@renamed_kwargs(batch="batch_size")
+def gradient_conflict(model: eqx.Module, X: Float[Array, "n T C"], Y: Float[Array, "n L C"], H: int, *,
+                      batch_size: int = 64) -> dict[str, Any]:
+    """``cos(∇_θ ℓ_near, ∇_θ ℓ_far)`` per minibatch of ``batch_size`` windows (the last partial one is dropped).
+
+    ``ℓ_near = MSE(Ŷ[:, :H], Y[:, :H])`` and ``ℓ_far = MSE(Ŷ[:, H:L], Y[:, H:L])`` for the model's output length
+    ``L`` (``H < L <= Y.shape[1]``). Returns ``cos`` (per batch), ``cos_mean``, ``frac_negative`` and
+    ``per_group`` (parameter path -> mean cosine; 0 where either gradient vanishes on that group).
+    """
+    X, Y = check_windows(X, Y)
+    H = check_int(H, "H", min_value=1)
+    batch = check_int(batch_size, "batch_size", min_value=1, max_value=X.shape[0])
+    L = output_shape(model, X[0])[0]
+    if not H < L <= Y.shape[1]:
+        raise ValueError(f"H must be < the model's horizon L={L} (and Y must have >= L={L} steps), got H={H} "
+                         f"and Y of length {Y.shape[1]}")
+    nb = X.shape[0] // batch
+    Xb = X[: nb * batch].reshape(nb, batch, *X.shape[1:])
+    Yb = Y[: nb * batch, :L].reshape(nb, batch, L, Y.shape[2])
+    params, static = eqx.partition(model, eqx.is_array)
+
+    def grads(x, y):
+        def part(p, lo, hi):
+            pred = jax.vmap(eqx.combine(p, static))(x)
+            return jnp.mean((pred[:, lo:hi] - y[:, lo:hi]) ** 2)
+
+        return jax.grad(part)(params, 0, H), jax.grad(part)(params, H, L)
+
+    def cos(a, b):
+        dot = sum(jnp.vdot(u, v) for u, v in zip(a, b, strict=True))
+        na = jnp.sqrt(sum(jnp.vdot(u, u) for u in a))
+        nb_ = jnp.sqrt(sum(jnp.vdot(v, v) for v in b))
+        return jnp.where((na > 0) & (nb_ > 0), dot / jnp.maximum(na * nb_, jnp.finfo(na.dtype).tiny), 0.0)
+
+    @jax.jit
+    def per_batch(xs, ys):
+        def one(xy):
+            gn, gf = grads(*xy)
+            ln = jax.tree_util.tree_leaves_with_path(gn)
+            lf = jax.tree_util.tree_leaves(gf)
+            total = cos([v for _, v in ln], lf)
+            return total, jnp.stack([cos([u], [v]) for (_, u), v in zip(ln, lf, strict=True)])
+
+        return jax.lax.map(one, (xs, ys))
+
+    total, groups = per_batch(Xb, Yb)
+    names = [jax.tree_util.keystr(p) for p, _ in jax.tree_util.tree_leaves_with_path(params)]
+    return {"cos": total, "cos_mean": jnp.mean(total), "frac_negative": jnp.mean(total < 0),
+            "per_group": {n: jnp.mean(groups[:, i]) for i, n in enumerate(names)}}
