@@ -1,5 +1,8 @@
 """Multiscale single-index model (reconstructed from the paper's abstract and prior work; see
-:mod:`jaxlab.multiscale.model`): data model, tensor-unfolding spectral estimator, online spherical SGD."""
+:mod:`jaxlab.multiscale.model`): data model, tensor-unfolding spectral estimator (after Richard & Montanari,
+"A statistical model for tensor PCA", arXiv:1411.1076), online spherical SGD (after Ben Arous, Gheissari,
+Jagannath, "Online stochastic gradient descent on non-convex losses from high-dimensional inference",
+arXiv:2003.10409) as :class:`jaxlab.core.Algorithm` factories, and recovery metrics."""
 
 from jaxlab.multiscale.metrics import overlaps, strong_recovery, weak_recovery_time
 from jaxlab.multiscale.model import (
@@ -13,13 +16,20 @@ from jaxlab.multiscale.model import (
     sample_features,
 )
 from jaxlab.multiscale.sgd import (
-    SGDState,
+    OnlineSGDInfo,
+    ShallowSGDInfo,
+    ShallowSGDState,
+    SphericalSGDInfo,
+    SphericalSGDState,
     kronecker_direction,
     lr_schedule,
+    online_sgd_algorithm,
     population_loss_linear,
     run_online_sgd,
     run_shallow_sgd,
     sgd_init,
+    shallow_sgd_algorithm,
+    spherical_sgd_algorithm,
     spherical_step,
 )
 from jaxlab.multiscale.spectral import (
@@ -35,7 +45,11 @@ from jaxlab.multiscale.spectral import (
 __all__ = [
     "LINKS",
     "MSIMConfig",
-    "SGDState",
+    "OnlineSGDInfo",
+    "ShallowSGDInfo",
+    "ShallowSGDState",
+    "SphericalSGDInfo",
+    "SphericalSGDState",
     "bbp_overlap_square",
     "estimate_from_chaos",
     "first_chaos_estimate",
@@ -46,6 +60,7 @@ __all__ = [
     "link_moments",
     "lr_schedule",
     "msim_forward",
+    "online_sgd_algorithm",
     "overlaps",
     "population_loss_linear",
     "rank_one_split",
@@ -54,6 +69,8 @@ __all__ = [
     "sample_data",
     "sample_features",
     "sgd_init",
+    "shallow_sgd_algorithm",
+    "spherical_sgd_algorithm",
     "spherical_step",
     "strong_recovery",
     "unfold",

@@ -2,7 +2,7 @@ r"""The multiscale single-index model (MSIM): a deep, local, multiscale target w
 
 Paper: "Multiscale Single-Index Model" (2026; authors and arXiv id not located). Only the abstract was
 available: the block/reshape convention, the link standardisation and the closed forms below are the
-**reconstruction** of ``specs/multiscale.md`` (sections 3.1-3.2), built on Ben Arous, Gheissari & Jagannath
+jaxlab's **reconstruction**, built on Ben Arous, Gheissari & Jagannath
 (arXiv:2003.10409) and Richard & Montanari (arXiv:1411.1076).
 
 Model. ``x ~ N(0, I_{d^K})``, unit features ``w_1, ..., w_K ∈ S^{d-1}`` (``w_1`` finest), links
@@ -36,8 +36,9 @@ import numpy as np
 from jaxtyping import Array, Float
 
 from jaxlab.core import random as fast_random
-from jaxlab.core.citations import cites, register_paper
+from jaxlab.core.citations import cites
 from jaxlab.core.validation import as_array, check_int, check_positive
+from jaxlab.multiscale.papers import MSIM
 
 __all__ = [
     "LINKS",
@@ -52,27 +53,6 @@ __all__ = [
     "sample_features",
 ]
 
-register_paper("msim2026", """@misc{msim2026,
-  title = {Multiscale Single-Index Model},
-  year = {2026},
-  note = {Full text not available; model and algorithms reconstructed in jaxlab from the abstract}
-}""")
-register_paper("benarous2021online", """@article{benarous2021online,
-  title = {Online stochastic gradient descent on non-convex losses from high-dimensional inference},
-  author = {Ben Arous, G{\\'e}rard and Gheissari, Reza and Jagannath, Aukosh},
-  journal = {Journal of Machine Learning Research},
-  volume = {22},
-  number = {106},
-  pages = {1--51},
-  year = {2021}
-}""")
-register_paper("richard2014tensorpca", """@inproceedings{richard2014statistical,
-  title = {A statistical model for tensor {PCA}},
-  author = {Richard, Emile and Montanari, Andrea},
-  booktitle = {Advances in Neural Information Processing Systems},
-  year = {2014}
-}""")
-
 _TANH_SCALE = 0.6279287303491068  # sqrt(E tanh(Z)²), Z ~ N(0, 1)
 _SQ2 = math.sqrt(2.0)
 _SQ6 = math.sqrt(6.0)
@@ -85,7 +65,7 @@ LINKS: dict[str, tuple[Callable[[Array], Array], Callable[[Array], Array]]] = {
     "he12": (lambda z: (z + (z**2 - 1.0) / _SQ2) / _SQ2, lambda z: (1.0 + _SQ2 * z) / _SQ2),
     "he13": (lambda z: (z + (z**3 - 3.0 * z) / _SQ6) / _SQ2, lambda z: (1.0 + (3.0 * z**2 - 3.0) / _SQ6) / _SQ2),
 }
-"""Link presets: name -> (σ, σ'), all standardised with μ_1 ≠ 0 (table of spec section 3.1)."""
+"""Link presets: name -> (σ, σ'), all standardised with μ_1 ≠ 0."""
 
 
 def _hermite_link(a: tuple[float, ...]):
@@ -177,7 +157,7 @@ def _check_ws(ws, cfg: MSIMConfig, *, strict: bool = False) -> Array:
     return ws
 
 
-@cites("msim2026")
+@cites(MSIM)
 def sample_features(key, d: int, K: int, delocalized: bool = True) -> Float[Array, "K d"]:
     """``K`` unit features (row ``k-1`` is ``w_k``), uniform on the sphere.
 
@@ -213,7 +193,7 @@ def _forward(ws: Array, x: Array, cfg: MSIMConfig) -> Array:
     return h[0]
 
 
-@cites("msim2026")
+@cites(MSIM)
 def msim_forward(ws: Float[Array, "K d"], x: Float[Array, " D"], cfg: MSIMConfig) -> Float[Array, ""]:
     """Noiseless response ``h⁽ᴷ⁾`` of one input of length ``d^K`` (vmap over a batch)."""
     check_config(cfg)
@@ -233,7 +213,7 @@ def _draw(key, ws, m: int, cfg: MSIMConfig):
     return X, y
 
 
-@cites("msim2026")
+@cites(MSIM)
 def sample_data(key, ws: Float[Array, "K d"], n: int, cfg: MSIMConfig, *, chunk: int = 4096):
     """``n`` samples ``(X (n, d^K), y (n,))``, generated ``chunk`` rows at a time (``lax.map``) so that the
     intermediate activations never exceed ``chunk x d^K``. For sizes where ``X`` itself does not fit in
@@ -256,7 +236,7 @@ def _forward_rows(ws: Array, X: Array, cfg: MSIMConfig) -> Array:
     return h.reshape(X.shape[0])
 
 
-@cites("msim2026")
+@cites(MSIM)
 def first_chaos_mc(key, ws: Float[Array, "K d"], n: int, cfg: MSIMConfig, *, chunk: int = 128,
                    center: bool = True) -> Float[Array, " D"]:
     """Monte Carlo first chaos ``T̂ = (1/n) Σ_i (y_i - ȳ) x_i`` from ``n`` fresh samples, streamed in chunks
@@ -306,7 +286,7 @@ def first_chaos_mc(key, ws: Float[Array, "K d"], n: int, cfg: MSIMConfig, *, chu
     return (sxy - (sy / m) * sx) / m if center else sxy / m
 
 
-@cites("msim2026")
+@cites(MSIM)
 def first_chaos_exact_k2(ws: Float[Array, "2 d"], cfg: MSIMConfig) -> Float[Array, " D"]:
     """Exact ``T* = v ⊗ w_1`` for ``K = 2`` when ``σ_2`` is ``linear`` or ``he12`` (any standardised ``σ_1``).
 

@@ -1,6 +1,6 @@
 r"""Joint online spherical SGD for the two-layer (``K = 2``) multiscale single-index model.
 
-Reconstructed in ``specs/multiscale.md`` section 3.4 after Ben Arous, Gheissari & Jagannath, "Online
+Reconstructed after Ben Arous, Gheissari & Jagannath, "Online
 stochastic gradient descent on non-convex losses from high-dimensional inference" (arXiv:2003.10409).
 
 Student ``f(x; u_1, u_2) = σ_2(⟨u_2, σ_1(X u_1)⟩)`` with ``X = reshape(x, (d, d))``, loss
@@ -13,6 +13,12 @@ Student ``f(x; u_1, u_2) = σ_2(⟨u_2, σ_1(X u_1)⟩)`` with ``X = reshape(x, 
 Two-phase schedule: ``η = c_w / (d log d)`` for ``T_w`` steps (weak recovery, ``O(d log² d)`` steps), then
 ``η = c_s / d`` (linear convergence, ``O(d log(1/ε))`` steps). For linear links the population loss is
 ``1 - Π_k ⟨u_k, w_k⟩`` (:func:`population_loss_linear`).
+
+Iteration protocol (:class:`jaxlab.core.Algorithm`): :func:`spherical_sgd_algorithm` steps on a given stream of
+samples (``step(key, state, (x, y))``, driven by ``jaxlab.core.run(..., xs=(X, Y))``);
+:func:`online_sgd_algorithm` draws one fresh sample of the teacher per step from its key
+(``step(key, state)``), which is what :func:`run_online_sgd` runs; :func:`shallow_sgd_algorithm` is the
+single-index baseline of :func:`run_shallow_sgd`.
 """
 
 from __future__ import annotations
@@ -28,33 +34,82 @@ import optax
 from jaxtyping import Array, Float, Int
 
 from jaxlab.core import random as fast_random
+from jaxlab.core.algorithm import Algorithm, register_algorithm
 from jaxlab.core.citations import cites
+from jaxlab.core.deprecation import renamed_kwargs
 from jaxlab.core.loop import run
 from jaxlab.core.validation import as_array, check_int, check_positive
 from jaxlab.multiscale.model import MSIMConfig, _check_ws, _forward, check_config, link_fns
+from jaxlab.multiscale.papers import BEN_AROUS, MSIM
 
-__all__ = ["SGDInfo", "SGDState", "kronecker_direction", "lr_schedule", "population_loss_linear", "run_online_sgd",
-           "run_shallow_sgd", "sgd_init", "spherical_step"]
+__all__ = [
+    "OnlineSGDInfo",
+    "ShallowSGDInfo",
+    "ShallowSGDState",
+    "SphericalSGDInfo",
+    "SphericalSGDState",
+    "kronecker_direction",
+    "lr_schedule",
+    "online_sgd_algorithm",
+    "population_loss_linear",
+    "run_online_sgd",
+    "run_shallow_sgd",
+    "sgd_init",
+    "shallow_sgd_algorithm",
+    "spherical_sgd_algorithm",
+    "spherical_step",
+]
 
 
-class SGDState(NamedTuple):
-    """Student features ``u`` (row ``k-1`` is ``u_k``) and the step counter."""
+class SphericalSGDState(NamedTuple):
+    """Student features ``u`` (row ``k-1`` is ``u_k``, unit rows) and the number of steps taken."""
 
     u: Float[Array, "2 d"]
     step: Int[Array, ""]
 
 
-class SGDInfo(NamedTuple):
+class SphericalSGDInfo(NamedTuple):
+    """Loss ``½ (f - y)²`` on the step's sample (before the update) and the learning rate ``η_t`` used."""
+
     loss: Float[Array, ""]
-    eta: Float[Array, ""]
+    learning_rate: Float[Array, ""]
 
 
-@cites("benarous2021online")
-def sgd_init(key, d: int) -> SGDState:
-    """Two independent uniform unit vectors (initial overlaps of order ``d^{-1/2}``)."""
+class OnlineSGDInfo(NamedTuple):
+    """:class:`SphericalSGDInfo` of a teacher-student step, and the signed overlaps ``⟨u_k, w_k⟩`` after it."""
+
+    loss: Float[Array, ""]
+    learning_rate: Float[Array, ""]
+    overlaps: Float[Array, " 2"]
+
+
+class ShallowSGDState(NamedTuple):
+    """The shallow baseline's unit vector ``u`` in ``R^{d^K}`` and the number of steps taken."""
+
+    u: Float[Array, " D"]
+    step: Int[Array, ""]
+
+
+class ShallowSGDInfo(NamedTuple):
+    """``|⟨u, w_K ⊗ ... ⊗ w_1⟩|`` after the step."""
+
+    overlap: Float[Array, ""]
+
+
+@cites(BEN_AROUS)
+def sgd_init(key, d: int) -> SphericalSGDState:
+    """Two independent uniform unit vectors (initial overlaps of order ``d^{-1/2}``).
+
+    Args:
+      key: PRNG key.
+      d: block size (>= 2).
+
+    Returns:
+      :class:`SphericalSGDState` with ``u`` of shape ``(2, d)`` (default float dtype) and ``step = 0``.
+    """
     d = check_int(d, "d", min_value=2)
     g = jax.random.normal(key, (2, d))
-    return SGDState(g / jnp.linalg.norm(g, axis=1, keepdims=True), jnp.zeros((), jnp.int32))
+    return SphericalSGDState(g / jnp.linalg.norm(g, axis=1, keepdims=True), jnp.zeros((), jnp.int32))
 
 
 def _check_k2(cfg: MSIMConfig) -> None:
@@ -64,7 +119,8 @@ def _check_k2(cfg: MSIMConfig) -> None:
                          "the paper's SGD result is for two layers")
 
 
-def _step(state: SGDState, x: Array, y: Array, eta: Array, cfg: MSIMConfig) -> tuple[SGDState, SGDInfo]:
+def _step(state: SphericalSGDState, x: Array, y: Array, eta: Array, cfg: MSIMConfig
+          ) -> tuple[SphericalSGDState, SphericalSGDInfo]:
     s1, ds1 = link_fns(cfg.links[0])
     s2, ds2 = link_fns(cfg.links[1])
     u1, u2 = state.u[0], state.u[1]
@@ -78,61 +134,174 @@ def _step(state: SGDState, x: Array, y: Array, eta: Array, cfg: MSIMConfig) -> t
     g = grads - jnp.sum(grads * state.u, axis=1, keepdims=True) * state.u
     u = state.u - eta * g
     u = u / jnp.linalg.norm(u, axis=1, keepdims=True)
-    return SGDState(u, state.step + 1), SGDInfo(0.5 * e**2, eta)
+    return SphericalSGDState(u, state.step + 1), SphericalSGDInfo(0.5 * e**2, eta)
 
 
-@cites("benarous2021online")
-def spherical_step(state: SGDState, x: Float[Array, " D"], y, eta, cfg: MSIMConfig) -> tuple[SGDState, SGDInfo]:
-    """One projected-gradient step on the sphere for both features on the sample ``(x, y)``."""
+@cites(BEN_AROUS)
+@renamed_kwargs(eta="learning_rate")
+def spherical_step(state: SphericalSGDState, x: Float[Array, " D"], y, learning_rate, cfg: MSIMConfig
+                   ) -> tuple[SphericalSGDState, SphericalSGDInfo]:
+    """One projected-gradient step on the sphere for both features on the sample ``(x, y)``.
+
+    ``g_k = ∇_{u_k} ℓ - ⟨∇_{u_k} ℓ, u_k⟩ u_k`` and ``u_k ← (u_k - η g_k) / ||u_k - η g_k||`` with
+    ``ℓ = ½ (f(x; u) - y)²`` (module docstring).
+
+    Args:
+      state: current :class:`SphericalSGDState`.
+      x: one input, shape ``(d²,)``.
+      y: its response (scalar).
+      learning_rate: the step size ``η > 0`` (scalar; ``eta`` is its deprecated name).
+      cfg: the model's configuration (``K = 2``).
+
+    Returns:
+      ``(state, SphericalSGDInfo(loss, learning_rate))``, the loss taken before the update.
+
+    Raises:
+      ValueError: ``cfg.K != 2``, ``x`` of the wrong shape, or ``learning_rate`` not finite and > 0.
+    """
     _check_k2(cfg)
     x = as_array(x, "x", ndim=1, shape=(cfg.d**2,))
-    check_positive(eta, "eta")
-    return _step(state, x, jnp.asarray(y, x.dtype), jnp.asarray(eta, x.dtype), cfg)
+    learning_rate = check_positive(learning_rate, "learning_rate")
+    return _step(state, x, jnp.asarray(y, x.dtype), jnp.asarray(learning_rate, x.dtype), cfg)
 
 
-@cites("benarous2021online")
+@cites(BEN_AROUS)
 def lr_schedule(d: int, c_w: float, T_w: int, c_s: float) -> optax.Schedule:
     """``η_t = c_w / (d log d)`` for ``t < T_w``, then ``c_s / d`` (an optax schedule)."""
     d = check_int(d, "d", min_value=2)
     T_w = check_int(T_w, "T_w", min_value=0)
-    check_positive(c_w, "c_w")
-    check_positive(c_s, "c_s")
+    c_w = check_positive(c_w, "c_w")
+    c_s = check_positive(c_s, "c_s")
     return optax.join_schedules(
         [optax.constant_schedule(c_w / (d * math.log(d))), optax.constant_schedule(c_s / d)], [T_w]
     )
 
 
-@cites("benarous2021online")
+def _as_schedule(learning_rate, name: str, last_step: int = 0) -> Callable[[Array], Array]:
+    """``learning_rate`` (a number > 0 or a schedule of the step count) as a function of the step, checked at
+    the steps 0 and ``last_step`` for a schedule."""
+    if not callable(learning_rate):
+        check_positive(learning_rate, name)
+        return lambda t: jnp.asarray(learning_rate)
+    with jax.ensure_compile_time_eval():  # the probe must stay concrete even when traced under jit
+        probe = np.asarray([float(learning_rate(0)), float(learning_rate(last_step))])
+    if not np.all(np.isfinite(probe)) or np.any(probe <= 0):
+        raise ValueError(f"{name} must return finite step sizes > 0, got {probe.tolist()} "
+                         "at the first and last steps")
+    return learning_rate
+
+
+@cites(BEN_AROUS)
+def spherical_sgd_algorithm(cfg: MSIMConfig, learning_rate: Callable[[Array], Array] | float) -> Algorithm:
+    """Spherical SGD of the two-layer student on a given stream of samples, as a :class:`~jaxlab.core.Algorithm`.
+
+    ``init(key)`` is :func:`sgd_init`; ``step(key, state, (x, y)) -> (state, SphericalSGDInfo)`` is one
+    :func:`spherical_step` on the sample ``(x, y)`` with ``η_t = learning_rate(state.step)`` (``key`` is
+    ignored). Drive it over a data set with ``jaxlab.core.run(algo.step, state, None, xs=(X, Y))``.
+
+    Args:
+      cfg: the model's configuration (``K = 2``).
+      learning_rate: a step size > 0 or a schedule ``t -> η_t`` (e.g. :func:`lr_schedule`).
+
+    Returns:
+      ``Algorithm(init, step)`` over :class:`SphericalSGDState`.
+
+    Raises:
+      ValueError: ``cfg.K != 2`` or a learning rate that is not finite and > 0.
+
+    Example:
+      >>> algo = spherical_sgd_algorithm(MSIMConfig(8, 2, ("tanh", "tanh")), lr_schedule(8, 0.3, 500, 0.2))
+      >>> state, trace = jaxlab.core.run(algo.step, algo.init(key), None, xs=(X, Y))
+    """
+    _check_k2(cfg)
+    sched = _as_schedule(learning_rate, "learning_rate")
+
+    def init(key) -> SphericalSGDState:
+        return sgd_init(key, cfg.d)
+
+    def step(key, state: SphericalSGDState, sample) -> tuple[SphericalSGDState, SphericalSGDInfo]:
+        del key
+        x, y = sample
+        x = as_array(x, "x", ndim=1, shape=(cfg.d**2,))
+        return _step(state, x, jnp.asarray(y, x.dtype), jnp.asarray(sched(state.step), x.dtype), cfg)
+
+    return Algorithm(init, step)
+
+
+@cites(BEN_AROUS)
+def online_sgd_algorithm(ws: Float[Array, "2 d"], cfg: MSIMConfig,
+                         learning_rate: Callable[[Array], Array] | float) -> Algorithm:
+    """Teacher-student online spherical SGD: each step draws one fresh sample of the model with features ``ws``
+    from its key and takes one :func:`spherical_step` on it (never a data set).
+
+    ``init(key)`` is :func:`sgd_init` in the dtype of ``ws``; ``step(key, state) -> (state, OnlineSGDInfo)``
+    reports the loss, ``η_t = learning_rate(state.step)`` and the signed overlaps ``⟨u_k, w_k⟩`` after the step.
+
+    Args:
+      ws: the teacher's unit features, shape ``(2, d)``.
+      cfg: the model's configuration (``K = 2``).
+      learning_rate: a step size > 0 or a schedule ``t -> η_t`` (e.g. :func:`lr_schedule`).
+
+    Returns:
+      ``Algorithm(init, step)`` over :class:`SphericalSGDState`.
+
+    Raises:
+      ValueError: ``cfg.K != 2``, ``ws`` of the wrong shape, or a learning rate that is not finite and > 0.
+    """
+    _check_k2(cfg)
+    ws = _check_ws(ws, cfg)
+    sched = _as_schedule(learning_rate, "learning_rate")
+
+    def init(key) -> SphericalSGDState:
+        state = sgd_init(key, cfg.d)
+        return SphericalSGDState(state.u.astype(ws.dtype), state.step)
+
+    def step(key, state: SphericalSGDState) -> tuple[SphericalSGDState, OnlineSGDInfo]:
+        x, y = _fresh_sample(key, ws, cfg)
+        eta = jnp.asarray(sched(state.step), ws.dtype)
+        state, info = _step(state, x, y, eta, cfg)
+        return state, OnlineSGDInfo(info.loss, info.learning_rate, jnp.sum(state.u * ws, axis=1))
+
+    return Algorithm(init, step)
+
+
+@cites(BEN_AROUS)
+@renamed_kwargs(n_steps="num_steps")
 def run_online_sgd(
     key,
     ws: Float[Array, "2 d"],
     cfg: MSIMConfig,
-    n_steps: int,
+    num_steps: int,
     schedule: Callable[[Array], Array] | float,
     record_every: int = 1,
     *,
-    init: SGDState | None = None,
-) -> tuple[SGDState, Float[Array, "T 2"]]:
+    init: SphericalSGDState | None = None,
+) -> tuple[SphericalSGDState, Float[Array, "T 2"]]:
     """Online SGD from a random start (or ``init``) with one fresh sample per step (never a data set).
 
-    Returns the final state and the signed overlaps ``(⟨u_1, w_1⟩, ⟨u_2, w_2⟩)`` after every
-    ``record_every``-th step (``n_steps`` must be a multiple of it). Vmappable over ``key`` (seeds).
+    Runs :func:`online_sgd_algorithm` with :func:`jaxlab.core.run`. Vmappable over ``key`` (seeds).
+
+    Args:
+      key: PRNG key (split into the start and the samples).
+      ws: the teacher's unit features, shape ``(2, d)``.
+      cfg: the model's configuration (``K = 2``).
+      num_steps: number of SGD steps (``n_steps`` is its deprecated name), a multiple of ``record_every``.
+      schedule: a step size > 0 or a schedule ``t -> η_t``.
+      record_every: record the overlaps after every ``record_every``-th step.
+      init: optional starting state (default: :func:`sgd_init`).
+
+    Returns:
+      The final state and the signed overlaps ``(⟨u_1, w_1⟩, ⟨u_2, w_2⟩)`` after every ``record_every``-th step,
+      shape ``(num_steps // record_every, 2)``.
     """
     _check_k2(cfg)
     ws = _check_ws(ws, cfg)
-    n_steps, record_every, sched = _run_args(n_steps, record_every, schedule)
+    num_steps, record_every, sched = _run_args(num_steps, record_every, schedule)
+    algo = online_sgd_algorithm(ws, cfg, sched)
     k_init, k_run = jax.random.split(key)
-    state = sgd_init(k_init, cfg.d) if init is None else init
-    state = SGDState(state.u.astype(ws.dtype), state.step)
-
-    def step(k, st):
-        x, y = _fresh_sample(k, ws, cfg)
-        eta = jnp.asarray(sched(st.step), ws.dtype)
-        st, _ = _step(st, x, y, eta, cfg)
-        return st, jnp.sum(st.u * ws, axis=1)
-
-    final, trace = run(step, state, k_run, n_steps, thin=record_every)
-    return final, trace.infos
+    state = algo.init(k_init) if init is None else SphericalSGDState(init.u.astype(ws.dtype), init.step)
+    final, trace = run(algo.step, state, k_run, num_steps, thin=record_every)
+    return final, trace.infos.overlaps
 
 
 def _fresh_sample(key, ws: Array, cfg: MSIMConfig) -> tuple[Array, Array]:
@@ -145,21 +314,13 @@ def _fresh_sample(key, ws: Array, cfg: MSIMConfig) -> tuple[Array, Array]:
     return x, y
 
 
-def _run_args(n_steps, record_every, schedule):
-    """Validated ``(n_steps, record_every, schedule as a function of the step)`` of the SGD runners."""
-    n_steps = check_int(n_steps, "n_steps", min_value=0)
+def _run_args(num_steps, record_every, schedule):
+    """Validated ``(num_steps, record_every, schedule as a function of the step)`` of the SGD runners."""
+    num_steps = check_int(num_steps, "num_steps", min_value=0)
     record_every = check_int(record_every, "record_every", min_value=1)
-    if n_steps % record_every:
-        raise ValueError(f"n_steps must be a multiple of record_every={record_every}, got {n_steps}")
-    if not callable(schedule):
-        check_positive(schedule, "schedule")
-        return n_steps, record_every, lambda t: jnp.asarray(schedule)
-    with jax.ensure_compile_time_eval():  # the probe must stay concrete even when traced under jit
-        probe = np.asarray([float(schedule(0)), float(schedule(max(n_steps - 1, 0)))])
-    if not np.all(np.isfinite(probe)) or np.any(probe <= 0):
-        raise ValueError(f"schedule must return finite step sizes > 0, got {probe.tolist()} "
-                         "at the first and last steps")
-    return n_steps, record_every, schedule
+    if num_steps % record_every:
+        raise ValueError(f"num_steps must be a multiple of record_every={record_every}, got {num_steps}")
+    return num_steps, record_every, _as_schedule(schedule, "schedule", max(num_steps - 1, 0))
 
 
 def kronecker_direction(ws: Float[Array, "K d"]) -> Float[Array, " D"]:
@@ -171,23 +332,31 @@ def kronecker_direction(ws: Float[Array, "K d"]) -> Float[Array, " D"]:
     return out
 
 
-@cites("msim2026")
-def run_shallow_sgd(
-    key,
-    ws: Float[Array, "K d"],
-    cfg: MSIMConfig,
-    n_steps: int,
-    schedule: Callable[[Array], Array] | float,
-    record_every: int = 1,
-) -> tuple[Float[Array, " D"], Float[Array, " T"]]:
-    """The "shallow" baseline of spec section 5 [reconstructed]: one unit vector ``u`` in ``R^{d^K}`` fitted by
-    online spherical SGD to ``y`` with the composite link ``g = σ_K ∘ ... ∘ σ_1`` (``ŷ = g(⟨u, x⟩)``), ignoring
-    the hierarchy; one fresh sample per step (the same stream as :func:`run_online_sgd`). Returns the final
-    ``u`` and ``|⟨u, w_K ⊗ ... ⊗ w_1⟩|`` after every ``record_every``-th step. It has ``d^K`` unknowns instead
-    of ``K d``, so it needs of order ``d^K`` samples. Vmappable over ``key``."""
+@cites(MSIM)
+def shallow_sgd_algorithm(ws: Float[Array, "K d"], cfg: MSIMConfig,
+                          learning_rate: Callable[[Array], Array] | float) -> Algorithm:
+    """The "shallow" single-index baseline as a :class:`~jaxlab.core.Algorithm` [reconstructed].
+
+    One unit vector ``u`` in ``R^{d^K}`` fitted by online spherical SGD to ``y`` with the composite link
+    ``g = σ_K ∘ ... ∘ σ_1`` (``ŷ = g(⟨u, x⟩)``), ignoring the hierarchy::
+
+        ∇ = (g(⟨u, x⟩) - y) g'(⟨u, x⟩) x,    u ← normalise(u - η_t (∇ - ⟨∇, u⟩ u)).
+
+    ``init(key)`` draws ``u`` uniformly on the sphere (dtype of ``ws``); ``step(key, state)`` draws one fresh
+    sample from its key (the stream of :func:`online_sgd_algorithm`) and reports
+    ``ShallowSGDInfo(|⟨u, w_K ⊗ ... ⊗ w_1⟩|)``.
+
+    Args:
+      ws: the teacher's unit features, shape ``(K, d)``.
+      cfg: the model's configuration.
+      learning_rate: a step size > 0 or a schedule ``t -> η_t``.
+
+    Returns:
+      ``Algorithm(init, step)`` over :class:`ShallowSGDState`.
+    """
     check_config(cfg)
     ws = _check_ws(ws, cfg)
-    n_steps, record_every, sched = _run_args(n_steps, record_every, schedule)
+    sched = _as_schedule(learning_rate, "learning_rate")
     links = [link_fns(name) for name in cfg.links]
     target = kronecker_direction(ws)
     D = target.shape[0]
@@ -198,20 +367,55 @@ def run_shallow_sgd(
             g, dg = sigma(g), dg * dsigma(g)
         return g, dg
 
-    def step(k, carry):
-        u, t = carry
-        x, y = _fresh_sample(k, ws, cfg)
+    def init(key) -> ShallowSGDState:
+        u0 = jax.random.normal(key, (D,), ws.dtype)
+        return ShallowSGDState(u0 / jnp.linalg.norm(u0), jnp.zeros((), jnp.int32))
+
+    def step(key, state: ShallowSGDState) -> tuple[ShallowSGDState, ShallowSGDInfo]:
+        u, t = state
+        x, y = _fresh_sample(key, ws, cfg)
         g, dg = link(u @ x)
         grad = (g - y) * dg * x
         u = u - jnp.asarray(sched(t), ws.dtype) * (grad - (grad @ u) * u)
         u = u / jnp.linalg.norm(u)
-        return (u, t + 1), jnp.abs(u @ target)
+        return ShallowSGDState(u, t + 1), ShallowSGDInfo(jnp.abs(u @ target))
 
+    return Algorithm(init, step)
+
+
+@cites(MSIM)
+@renamed_kwargs(n_steps="num_steps")
+def run_shallow_sgd(
+    key,
+    ws: Float[Array, "K d"],
+    cfg: MSIMConfig,
+    num_steps: int,
+    schedule: Callable[[Array], Array] | float,
+    record_every: int = 1,
+) -> tuple[Float[Array, " D"], Float[Array, " T"]]:
+    """Run :func:`shallow_sgd_algorithm` (the baseline of the comparison with the hierarchical SGD) with
+    :func:`jaxlab.core.run`, one fresh sample per step (the same stream as :func:`run_online_sgd`).
+
+    It has ``d^K`` unknowns instead of ``K d``, so it needs of order ``d^K`` samples. Vmappable over ``key``.
+
+    Args:
+      key: PRNG key (split into the start and the samples).
+      ws: the teacher's unit features, shape ``(K, d)``.
+      cfg: the model's configuration.
+      num_steps: number of SGD steps (``n_steps`` is its deprecated name), a multiple of ``record_every``.
+      schedule: a step size > 0 or a schedule ``t -> η_t``.
+      record_every: record the overlap after every ``record_every``-th step.
+
+    Returns:
+      The final ``u`` and ``|⟨u, w_K ⊗ ... ⊗ w_1⟩|`` after every ``record_every``-th step.
+    """
+    check_config(cfg)
+    ws = _check_ws(ws, cfg)
+    num_steps, record_every, sched = _run_args(num_steps, record_every, schedule)
+    algo = shallow_sgd_algorithm(ws, cfg, sched)
     k_init, k_run = jax.random.split(key)
-    u0 = jax.random.normal(k_init, (D,), ws.dtype)
-    (u, _), trace = run(step, (u0 / jnp.linalg.norm(u0), jnp.zeros((), jnp.int32)), k_run, n_steps,
-                        thin=record_every)
-    return u, trace.infos
+    final, trace = run(algo.step, algo.init(k_init), k_run, num_steps, thin=record_every)
+    return final.u, trace.infos.overlap
 
 
 def population_loss_linear(us: Float[Array, "K d"], ws: Float[Array, "K d"]) -> Float[Array, ""]:
@@ -219,3 +423,36 @@ def population_loss_linear(us: Float[Array, "K d"], ws: Float[Array, "K d"]) -> 
     us = as_array(us, "us", ndim=2)
     ws = as_array(ws, "ws", shape=us.shape)
     return 1.0 - jnp.prod(jnp.sum(us * ws, axis=1))
+
+
+def _spherical_example(key) -> tuple[Algorithm, SphericalSGDState, tuple[Array, Array]]:
+    cfg = MSIMConfig(4, 2, ("tanh", "linear"))
+    k_ws, k_data, k_init = jax.random.split(key, 3)
+    ws = jax.random.normal(k_ws, (2, 4))
+    ws = ws / jnp.linalg.norm(ws, axis=1, keepdims=True)
+    X = jax.random.normal(k_data, (8, 16))
+    Y = jax.vmap(lambda x: _forward(ws, x, cfg))(X)
+    algo = spherical_sgd_algorithm(cfg, 0.05)
+    return algo, algo.init(k_init), (X, Y)
+
+
+def _teacher_example(key):
+    ws = jnp.array([[0.6, 0.8, 0.0, 0.0], [0.0, 0.6, 0.0, -0.8]])
+    return ws, MSIMConfig(4, 2, ("tanh", "linear"))
+
+
+def _online_example(key) -> tuple[Algorithm, SphericalSGDState, None]:
+    ws, cfg = _teacher_example(key)
+    algo = online_sgd_algorithm(ws, cfg, 0.05)
+    return algo, algo.init(key), None
+
+
+def _shallow_example(key) -> tuple[Algorithm, ShallowSGDState, None]:
+    ws, cfg = _teacher_example(key)
+    algo = shallow_sgd_algorithm(ws, cfg, 0.05)
+    return algo, algo.init(key), None
+
+
+register_algorithm("multiscale_spherical_sgd", spherical_sgd_algorithm, _spherical_example, area="multiscale")
+register_algorithm("multiscale_online_sgd", online_sgd_algorithm, _online_example, area="multiscale")
+register_algorithm("multiscale_shallow_sgd", shallow_sgd_algorithm, _shallow_example, area="multiscale")

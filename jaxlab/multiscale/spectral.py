@@ -1,6 +1,6 @@
 r"""Tensor-unfolding spectral estimator of the multiscale single-index model's features.
 
-Reconstructed in ``specs/multiscale.md`` section 3.3 (the paper's text was not available), after Richard &
+Reconstructed (the paper's text was not available), after Richard &
 Montanari, "A statistical model for tensor PCA" (arXiv:1411.1076), and Benaych-Georges & Nadakuditi
 (arXiv:1103.2221) for the BBP overlap:
 
@@ -23,6 +23,7 @@ from jaxtyping import Array, Float
 from jaxlab.core.citations import cites
 from jaxlab.core.validation import as_array, check_int
 from jaxlab.multiscale.model import MSIMConfig, check_config
+from jaxlab.multiscale.papers import MSIM, RICHARD_MONTANARI
 
 __all__ = [
     "bbp_overlap_square",
@@ -35,7 +36,7 @@ __all__ = [
 ]
 
 
-@cites("msim2026")
+@cites(MSIM)
 def first_chaos_estimate(X: Float[Array, "n D"], y: Float[Array, " n"], center: bool = True) -> Float[Array, " D"]:
     """``T̂ = (1/n) Σ_i (y_i - ȳ) x_i`` (``center=False``: ``(1/n) Σ_i y_i x_i``)."""
     X = as_array(X, "X", ndim=2, finite=True)
@@ -57,7 +58,7 @@ def _check_dk(T, d: int, K: int) -> Array:
     return T
 
 
-@cites("msim2026")
+@cites(MSIM)
 def unfold(T_hat: Float[Array, " D"], d: int, K: int, a: int | None = None) -> Float[Array, "r c"]:
     """``reshape(T̂, (d^a, d^{K-a}))`` with ``a = ⌈K/2⌉`` by default (rows: the ``a`` coarsest axes)."""
     T_hat = _check_dk(T_hat, d, K)
@@ -82,7 +83,7 @@ def _top_pair(A: Array, n_power: int | None):
     return u, v / jnp.linalg.norm(v)
 
 
-@cites("msim2026")
+@cites(MSIM)
 def rank_one_split(q: Float[Array, " D"], d: int, m: int, n_power: int | None = None) -> Float[Array, "m d"]:
     """Split ``q ∈ R^{d^m}`` (axes coarsest first) into ``m`` unit vectors, coarsest first, by ``m - 1``
     successive top singular pairs of ``reshape(q, (d, d^{rest}))``."""
@@ -96,7 +97,7 @@ def rank_one_split(q: Float[Array, " D"], d: int, m: int, n_power: int | None = 
     return jnp.stack(out)
 
 
-@cites("msim2026")
+@cites(MSIM)
 def hopi_refine(T_hat: Float[Array, " D"], ws_hat: Float[Array, "K d"], sweeps: int) -> Float[Array, "K d"]:
     """``sweeps`` sweeps of higher-order power iteration ``ŵ_k ← normalise(T̂ ×_{l≠k} ŵ_l)`` (rows finest
     first, like ``ws``)."""
@@ -118,7 +119,7 @@ def hopi_refine(T_hat: Float[Array, " D"], ws_hat: Float[Array, "K d"], sweeps: 
     return jax.lax.fori_loop(0, sweeps, sweep, ws_hat)
 
 
-@cites("msim2026", "richard2014tensorpca")
+@cites(MSIM, RICHARD_MONTANARI)
 def unfolding_estimator(
     X: Float[Array, "n D"],
     y: Float[Array, " n"],
@@ -147,7 +148,7 @@ def unfolding_estimator(
     return estimate_from_chaos(first_chaos_estimate(X, y, center), d, K, n_power, refine_sweeps)
 
 
-@cites("msim2026", "richard2014tensorpca")
+@cites(MSIM, RICHARD_MONTANARI)
 def estimate_from_chaos(T_hat: Float[Array, " D"], d: int, K: int, n_power: int | None = None,
                         refine_sweeps: int = 0) -> Float[Array, "K d"]:
     """Steps 2-5 of the estimator on a given first-chaos estimate (e.g. streamed by ``first_chaos_mc``)."""

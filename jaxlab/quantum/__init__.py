@@ -1,5 +1,10 @@
 """Quantum neural networks in pure JAX: a statevector simulator, data re-uploading QNNs, their Fourier spectra,
-the QNTK and the spectral-amplitude analysis of Xu, Zhang, Yan (arXiv:2409.06682), with MLP baselines."""
+the QNTK and the spectral-amplitude analysis of Xu, Zhang, Yan, "The Spectral Amplitude Principle for Dynamics of
+Quantum Neural Networks" (arXiv:2409.06682), with MLP baselines.
+
+Training uses the one trainer of :mod:`jaxlab.core.train` (``TrainState`` and ``train_init`` are re-exported
+here); :func:`fit_algorithm` is the :class:`jaxlab.core.Algorithm` factory that :func:`fit` runs. The dense
+NumPy reference of the simulator is :mod:`jaxlab.quantum.reference`."""
 
 from jaxlab.quantum.baselines import ff_mlp_apply, fourier_features, mlp_apply, mlp_init, sample_ff_matrix
 from jaxlab.quantum.fourier import (
@@ -40,6 +45,7 @@ from jaxlab.quantum.qnn import (
     observable_terms,
     param_shift_grad,
     qnn_apply,
+    qnn_fn,
     qnn_state,
 )
 from jaxlab.quantum.qntk import (
@@ -60,7 +66,16 @@ from jaxlab.quantum.statevector import (
     probabilities,
     zero_state,
 )
-from jaxlab.quantum.train import TrainInfo, TrainState, Trajectory, fit, mse_loss, train_init, train_step
+from jaxlab.quantum.train import (
+    SpectralTrainInfo,
+    TrainState,
+    Trajectory,
+    fit,
+    fit_algorithm,
+    mse_loss,
+    train_init,
+    train_step,
+)
 
 __all__ = [
     "PAULI_I",
@@ -68,7 +83,7 @@ __all__ = [
     "PAULI_Y",
     "PAULI_Z",
     "QNNConfig",
-    "TrainInfo",
+    "SpectralTrainInfo",
     "TrainState",
     "Trajectory",
     "apply_1q",
@@ -89,6 +104,7 @@ __all__ = [
     "expval_z",
     "ff_mlp_apply",
     "fit",
+    "fit_algorithm",
     "fourier_coefficients",
     "fourier_coeffs_of",
     "fourier_features",
@@ -111,6 +127,7 @@ __all__ = [
     "pauli_diagonal",
     "probabilities",
     "qnn_apply",
+    "qnn_fn",
     "qnn_state",
     "qntk",
     "qntk_fourier",

@@ -1,6 +1,6 @@
 r"""Classical baselines for the spectral-bias comparison: an MLP, a Fourier-feature MLP and their empirical NTK.
 
-Spec ``qnn.md`` section 3.7: MLP ``1 → 64 → 64 → 64 → 1`` (tanh or ReLU), whose NTK in the Fourier basis decays
+MLP ``1 → 64 → 64 → 64 → 1`` (tanh or ReLU), whose NTK in the Fourier basis decays
 polynomially in |ω| (Rahaman et al., "On the Spectral Bias of Neural Networks", arXiv:1806.08734), and the
 Fourier-feature MLP of Tancik et al. (arXiv:2006.10739) with ``γ(x) = [cos(2πBx), sin(2πBx)]``,
 ``B_i ~ N(0, s²)``. Parameters are plain pytrees (a list of ``(W, b)`` pairs); the empirical NTK
@@ -15,7 +15,7 @@ from jaxtyping import Array, Float
 
 from jaxlab.core.citations import cites
 from jaxlab.core.validation import as_array, check_int
-from jaxlab.quantum._papers import RAHAMAN, TANCIK
+from jaxlab.quantum.papers import RAHAMAN, TANCIK
 from jaxlab.quantum.qntk import empirical_ntk
 
 __all__ = [

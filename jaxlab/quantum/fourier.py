@@ -2,7 +2,7 @@ r"""Fourier structure of re-uploading QNNs: spectrum, redundancies, exact coeffi
 
 Papers: Schuld, Sweke, Meyer, "Effect of data encoding on the expressive power of variational quantum machine
 learning models" (arXiv:2008.08605); Xu, Zhang, Yan, "The Spectral Amplitude Principle for Dynamics of Quantum
-Neural Networks" (arXiv:2409.06682). Spec ``qnn.md`` section 3.3.
+Neural Networks" (arXiv:2409.06682).
 
 * A QNN is a finite Fourier series ``f_θ(x) = Σ_{ω∈Ω} c_ω(θ) e^{iωx}`` with ``c_{-ω} = conj(c_ω)``.
 * Spectrum: ``Ω = {Λ_k − Λ_j}`` where each ``Λ`` sums one eigenvalue of every encoding generator; the
@@ -29,9 +29,9 @@ from jax.flatten_util import ravel_pytree
 from jaxtyping import Array, Complex, Float
 
 from jaxlab.core.citations import cites
-from jaxlab.core.validation import as_array, check_int, is_concrete
-from jaxlab.quantum._papers import SAP, SCHULD
-from jaxlab.quantum.qnn import QNNConfig, _check_config, _check_params, _qnn_fn, encoding_scales
+from jaxlab.core.validation import as_array, check_int, value_check
+from jaxlab.quantum.papers import SAP, SCHULD
+from jaxlab.quantum.qnn import QNNConfig, _check_config, _check_params, encoding_scales, qnn_fn
 
 __all__ = [
     "coefficient_jacobian",
@@ -115,16 +115,17 @@ def grid(n_points: int, dtype=None) -> Float[Array, " M"]:
 
 
 def _check_grid(x_grid) -> jax.Array:
-    """Check that ``x_grid`` is ``x_0 + 2πm/M`` (concrete grids only)."""
+    """Return ``x_grid`` after checking that it is ``x_0 + 2πm/M`` (eagerly, or at run time under ``jit``)."""
     x = as_array(x_grid, "x_grid", ndim=1, finite=True)
-    if is_concrete(x):
-        xs = np.asarray(x, dtype=np.float64)
-        M = xs.size
-        want = xs[0] + 2 * np.pi * np.arange(M) / M
-        tol = 1e-5 if x.dtype == jnp.float32 else 1e-9
-        if np.max(np.abs(xs - want)) > tol * max(1.0, abs(xs[0]) + 2 * np.pi):
-            raise ValueError(f"x_grid must be equispaced, x_m = x_0 + 2*pi*m/M with M = {M}, got {xs[:4]}...")
-    return x
+    M = x.shape[0]
+    tol = 1e-5 if x.dtype == jnp.float32 else 1e-9
+
+    def bad(xs):
+        # measured in the grid's own dtype (the tolerance follows it)
+        want = xs[0] + 2 * jnp.pi * jnp.arange(M, dtype=xs.dtype) / M
+        return jnp.max(jnp.abs(xs - want)) > tol * jnp.maximum(1.0, jnp.abs(xs[0]) + 2 * jnp.pi)
+
+    return value_check(x, bad, f"x_grid must be equispaced, x_m = x_0 + 2*pi*m/M with M = {M}")
 
 
 def fourier_coefficients(
@@ -200,7 +201,7 @@ def coefficient_jacobian(params, cfg: QNNConfig, degree: int | None = None) -> C
     """``J_{ωj} = ∂c_ω/∂θ_j`` of the QNN, shape ``(2W + 1, P)`` with ω = −W..W (``W = degree``, default the
     spectrum's maximum; a smaller ``degree`` raises with the needed value) and ``P = params.size``."""
     W = _degree_for(cfg, degree)
-    return coefficient_jacobian_of(_qnn_fn(cfg), _check_params(params, cfg), W)
+    return coefficient_jacobian_of(qnn_fn(cfg), _check_params(params, cfg), W)
 
 
 def _binomial_redundancy(N: int) -> np.ndarray:

@@ -1,6 +1,6 @@
 r"""Quantum gates and their application to a statevector of shape ``(2,)*n``.
 
-Conventions (spec ``qnn.md`` section 3.1; the same as PennyLane): axis ``q`` of the state is qubit ``q``, the
+Conventions (the same as PennyLane's): axis ``q`` of the state is qubit ``q``, the
 flattened index is big-endian (qubit 0 is the most significant bit), and rotations are
 ``exp(-i φ P / 2)``:
 
@@ -27,7 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Complex
 
-from jaxlab.core.validation import as_array, check_int, is_concrete
+from jaxlab.core.validation import as_array, check_int, value_check
 
 __all__ = [
     "PAULI_I",
@@ -113,15 +113,26 @@ def cz(dtype=jnp.complex64) -> Complex[Array, "4 4"]:
     return jnp.asarray(np.diag([1.0, 1.0, 1.0, -1.0]), dtype=dtype)
 
 
-def check_unitary(U, name: str = "U", *, atol: float = 1e-6) -> None:
-    """Raise ``ValueError`` unless the concrete square matrix ``U`` satisfies ``|U†U - I| <= atol`` (no-op on
-    tracers: call it eagerly, e.g. with ``check=True`` in :func:`apply_1q` / :func:`apply_2q`)."""
-    if not is_concrete(U):
-        return
-    u = np.asarray(U)
-    err = float(np.max(np.abs(u.conj().T @ u - np.eye(u.shape[0]))))
-    if not err <= atol:
-        raise ValueError(f"{name} must be unitary, got max |U^dagger U - I| = {err:.3g} (atol {atol:g})")
+def check_unitary(U, name: str = "U", *, atol: float = 1e-6) -> jax.Array:
+    """Return the square matrix ``U``; raise unless ``max |U†U - I| <= atol``.
+
+    Args:
+      U: a square (complex) matrix.
+      name: argument name used in the error message.
+      atol: absolute tolerance on the entries of ``U†U - I``.
+
+    Returns:
+      ``U`` (under ``jit``, wrapped in a run-time check: use the returned value).
+
+    Raises:
+      ValueError: ``U`` is not unitary within ``atol`` (eagerly; under ``jit`` the same message at run time).
+    """
+
+    def bad(u):
+        u = jnp.asarray(u)
+        return ~(jnp.max(jnp.abs(u.conj().T @ u - jnp.eye(u.shape[0], dtype=u.dtype))) <= atol)
+
+    return value_check(U, bad, f"{name} must be unitary, max |U^dagger U - I| <= {atol:g}")
 
 
 def _wire(q, n: int, name: str) -> int:
@@ -131,7 +142,7 @@ def _wire(q, n: int, name: str) -> int:
 def _gate(U, name: str, dim: int, check: bool) -> jax.Array:
     U = as_array(U, name, kind="complex", shape=(dim, dim))
     if check:
-        check_unitary(U, name)
+        U = check_unitary(U, name)
     return U
 
 

@@ -1,4 +1,4 @@
-r"""Spectral metrics of training runs (spec ``qnn.md`` section 3.6).
+r"""Spectral metrics of training runs.
 
 * relative residual per frequency ``ε_ω(t) = |r̂_ω(t)| / |ŷ_ω|`` for ω in supp(ŷ);
 * learning time ``τ_ω(δ)`` = the first recorded step with ``ε_ω ≤ δ`` (``inf`` if never; default δ = 0.1);

@@ -3,7 +3,7 @@ r"""Data re-uploading quantum neural networks on the pure-JAX statevector simula
 Papers: Xu, Zhang, Yan, "The Spectral Amplitude Principle for Dynamics of Quantum Neural Networks"
 (arXiv:2409.06682); the model class is that of Schuld, Sweke, Meyer, "Effect of data encoding on the expressive
 power of variational quantum machine learning models" (arXiv:2008.08605). The ansatz details below are
-**reconstructed** (spec ``qnn.md`` section 3.2; the paper's exact circuits are not available).
+**reconstructed** (the paper's exact circuits are not available).
 
 Model, for ``x ∈ ℝ``:
 
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 import jax
@@ -39,8 +40,8 @@ from jaxtyping import Array, Complex, Float
 
 from jaxlab.core.citations import cites
 from jaxlab.core.validation import as_array, check_int, check_positive
-from jaxlab.quantum._papers import SAP, SCHULD
 from jaxlab.quantum.gates import rot, rx, ry, rz
+from jaxlab.quantum.papers import SAP, SCHULD
 from jaxlab.quantum.statevector import check_pauli, expval_pauli, pauli_diagonal
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "observable_terms",
     "param_shift_grad",
     "qnn_apply",
+    "qnn_fn",
     "qnn_state",
 ]
 
@@ -263,8 +265,19 @@ def _apply_impl(params: jax.Array, x: jax.Array, cfg: QNNConfig) -> jax.Array:
 
 
 @functools.lru_cache(maxsize=256)
-def _qnn_fn(cfg: QNNConfig):
-    """``(params, x) -> f_θ(x)`` for ``cfg``, one function object per config (a stable static jit argument)."""
+def qnn_fn(cfg: QNNConfig) -> Callable[[jax.Array, jax.Array], jax.Array]:
+    """The model of ``cfg`` as a plain function ``(params, x) -> f_θ(x)``, without input checks.
+
+    One function object per config (cached), so it is a stable static argument of ``jit`` and the
+    ``apply_fn`` of :func:`jaxlab.quantum.qntk.empirical_ntk` and
+    :func:`jaxlab.quantum.fourier.coefficient_jacobian_of`.
+
+    Args:
+      cfg: the circuit structure.
+
+    Returns:
+      ``f(params, x)`` with ``params`` of shape ``(L + 1, n, 3)`` and a scalar ``x``; a real scalar.
+    """
     return lambda params, x: _apply_impl(params, x, cfg)
 
 
@@ -286,7 +299,7 @@ def qnn_apply(params: Float[Array, "Lp1 n 3"], x: Float[Array, ""], cfg: QNNConf
 def init_qnn_params(key, cfg: QNNConfig, scale: float | None = None, dtype=None) -> Float[Array, "Lp1 n 3"]:
     """θ ~ U[0, 2π) (``scale=None``, the default) or θ ~ U[-scale, scale], shape ``(L+1, n, 3)``.
 
-    The spec writes the signature as ``scale=2π``; here ``None`` stands for the default U[0, 2π), so that a
+    ``None`` stands for the default U[0, 2π), so that a
     given ``scale`` always means the symmetric interval U[-scale, scale].
     """
     _check_config(cfg)
@@ -294,7 +307,7 @@ def init_qnn_params(key, cfg: QNNConfig, scale: float | None = None, dtype=None)
     dtype = dtype or jnp.result_type(float)
     if scale is None:
         return jax.random.uniform(key, shape, dtype, 0.0, 2 * jnp.pi)
-    check_positive(scale, "scale")
+    scale = check_positive(scale, "scale")
     return jax.random.uniform(key, shape, dtype, -scale, scale)
 
 

@@ -1,8 +1,8 @@
 r"""Quantum neural tangent kernel, frequency-domain gradient and linearised residual dynamics.
 
 Papers: Xu, Zhang, Yan, "The Spectral Amplitude Principle for Dynamics of Quantum Neural Networks"
-(arXiv:2409.06682; the identities below are **reconstructed** from its abstract and the standard NTK algebra,
-spec ``qnn.md`` sections 3.4-3.5); Liu, Tacchino, Glick, Jiang, Mezzacapo, "Representation learning via quantum
+(arXiv:2409.06682; the identities below are **reconstructed** from its abstract and the standard NTK algebra);
+Liu, Tacchino, Glick, Jiang, Mezzacapo, "Representation learning via quantum
 neural tangent kernels" (arXiv:2111.04225); Jacot, Gabriel, Hongler (arXiv:1806.07572).
 
 On the equispaced grid ``x_m = x_0 + 2πm/M`` with targets ``y_m``, residual ``r = f_θ − y`` and
@@ -24,12 +24,11 @@ from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jaxtyping import Array, Complex, Float
 
 from jaxlab.core.citations import cites
-from jaxlab.core.validation import as_array, is_concrete
-from jaxlab.quantum._papers import NTK, QNTK, SAP
+from jaxlab.core.deprecation import renamed_kwargs
+from jaxlab.core.validation import as_array, value_check
 from jaxlab.quantum.fourier import (
     _check_grid,
     _degree_for,
@@ -37,7 +36,8 @@ from jaxlab.quantum.fourier import (
     coefficient_jacobian,
     fourier_coefficients,
 )
-from jaxlab.quantum.qnn import QNNConfig, _check_config, _check_params, _qnn_fn
+from jaxlab.quantum.papers import NTK, QNTK, SAP
+from jaxlab.quantum.qnn import QNNConfig, _check_config, _check_params, qnn_fn
 
 __all__ = [
     "empirical_ntk",
@@ -64,7 +64,7 @@ def qntk(params, xs1, xs2, cfg: QNNConfig) -> Float[Array, "N1 N2"]:
     """The QNTK Gram matrix between the inputs ``xs1`` and ``xs2`` (1-d arrays of scalars)."""
     _check_config(cfg)
     params = _check_params(params, cfg)
-    return empirical_ntk(_qnn_fn(cfg), params, xs1, xs2)
+    return empirical_ntk(qnn_fn(cfg), params, xs1, xs2)
 
 
 @cites(QNTK, SAP)
@@ -89,7 +89,7 @@ def residual_spectrum(params, x_grid, y_grid, cfg: QNNConfig, degree: int | None
     _check_config(cfg)
     params = _check_params(params, cfg)
     x, y = _check_targets(x_grid, y_grid)
-    r = jax.vmap(_qnn_fn(cfg), (None, 0))(params, x) - y
+    r = jax.vmap(qnn_fn(cfg), (None, 0))(params, x) - y
     return fourier_coefficients(r, degree, x0=x[0])
 
 
@@ -106,7 +106,7 @@ def frequency_gradient(params, x_grid, y_grid, cfg: QNNConfig) -> tuple[jax.Arra
     M = x.shape[0]
     if M < 2 * W + 1:
         raise ValueError(f"x_grid must have at least 2W + 1 = {2 * W + 1} points (W = {W}), got {M}")
-    fn = _qnn_fn(cfg)
+    fn = qnn_fn(cfg)
     r = jax.vmap(fn, (None, 0))(params, x) - y
     r_hat = fourier_coefficients(r, W, x0=x[0])
     J = fourier_coefficients(_jacobian_on_grid(fn, params, x), W, x0=x[0])
@@ -115,29 +115,46 @@ def frequency_gradient(params, x_grid, y_grid, cfg: QNNConfig) -> tuple[jax.Arra
     return fold.sum(0).reshape(params.shape), fold
 
 
-def _check_hermitian_psd(G: jax.Array, name: str, atol: float) -> None:
-    if not is_concrete(G):
-        return
-    g = np.asarray(G)
-    scale = max(1.0, float(np.max(np.abs(g), initial=0.0)))
-    herm = float(np.max(np.abs(g - g.conj().T), initial=0.0))
-    if herm > atol * scale:
-        raise ValueError(f"{name} must be Hermitian, got max |G - G^dagger| = {herm:.3g}")
-    lam = float(np.linalg.eigvalsh((g + g.conj().T) / 2).min())
-    if lam < -atol * scale:
-        raise ValueError(f"{name} must be positive semidefinite, got smallest eigenvalue {lam:.3g}")
+def _check_hermitian_psd(G: jax.Array, name: str, atol: float) -> jax.Array:
+    """Return ``G``; raise (eagerly, or at run time under ``jit``) unless it is Hermitian and PSD within
+    ``atol`` relative to ``max(1, max |G|)``."""
+
+    def scale(g):
+        return jnp.maximum(1.0, jnp.max(jnp.abs(g), initial=0.0))
+
+    G = value_check(G, lambda g: jnp.max(jnp.abs(g - g.conj().T), initial=0.0) > atol * scale(g),
+                    f"{name} must be Hermitian (max |G - G^dagger| <= {atol:g} max(1, max |G|))")
+    return value_check(G, lambda g: jnp.linalg.eigvalsh((g + g.conj().T) / 2)[0] < -atol * scale(g),
+                       f"{name} must be positive semidefinite (smallest eigenvalue >= -{atol:g} max(1, max |G|))")
 
 
 @cites(SAP)
-def linearized_residual(G, r_hat0, eta, t, *, atol: float = 1e-6) -> Complex[Array, "... K"]:
-    """``r̂(t) = exp(−η t G) r̂(0)`` (frozen kernel) for a scalar or an array of times ``t`` (leading axes of the
-    result), via ``G = V diag(λ) V†`` (eigh). ``G`` must be Hermitian PSD within ``atol`` (relative)."""
+@renamed_kwargs(eta="learning_rate")
+def linearized_residual(G, r_hat0, learning_rate, t, *, atol: float = 1e-6) -> Complex[Array, "... K"]:
+    """``r̂(t) = exp(−η t G) r̂(0)`` (frozen kernel) for a scalar or an array of times ``t``.
+
+    Computed via ``G = V diag(λ) V†`` (eigh): ``r̂(t) = V diag(exp(−η t λ)) V† r̂(0)``.
+
+    Args:
+      G: the QNTK in the Fourier basis, shape ``(K, K)``, Hermitian PSD within ``atol`` (relative).
+      r_hat0: the residual spectrum at ``t = 0``, shape ``(K,)``.
+      learning_rate: the gradient-flow rate ``η`` (scalar; ``eta`` is its deprecated name).
+      t: time(s), any shape; they become the leading axes of the result.
+      atol: relative tolerance of the Hermitian and PSD checks.
+
+    Returns:
+      ``r̂(t)``, shape ``t.shape + (K,)``.
+
+    Raises:
+      ValueError: ``G`` not square, not Hermitian or not PSD; ``r_hat0`` of the wrong length; non-finite
+        ``learning_rate`` or ``t``.
+    """
     G = as_array(G, "G", kind="complex", ndim=2)
     if G.shape[0] != G.shape[1]:
         raise ValueError(f"G must be square, got shape {tuple(G.shape)}")
-    _check_hermitian_psd(G, "G", atol)
+    G = _check_hermitian_psd(G, "G", atol)
     r0 = as_array(r_hat0, "r_hat0", kind="complex", shape=(G.shape[0],))
-    eta = as_array(eta, "eta", ndim=0, finite=True)
+    eta = as_array(learning_rate, "learning_rate", ndim=0, finite=True)
     t = as_array(t, "t", finite=True)
     lam, V = jnp.linalg.eigh((G + G.conj().T) / 2)
     a = V.conj().T @ r0.astype(V.dtype)

@@ -1,5 +1,12 @@
-"""Dense-matrix NumPy reference of the QNN (``2^n × 2^n`` gate matrices built with Kronecker products), used by
-the tests and claims to check the tensor-contraction simulator on the same input. Slow by design (O(4^n))."""
+"""Dense-matrix NumPy reference of the re-uploading QNN, used by the claims (and tests) to check the
+tensor-contraction simulator of :mod:`jaxlab.quantum.qnn` on the same input.
+
+The model is that of Schuld, Sweke, Meyer, "Effect of data encoding on the expressive power of variational
+quantum machine learning models" (arXiv:2008.08605), as studied by Xu, Zhang, Yan (arXiv:2409.06682):
+``f(x) = ⟨ψ|O|ψ⟩`` with ``ψ = W_L S(x) ⋯ S(x) W_0 |0⟩``. Here every gate is a ``2^n × 2^n`` matrix built with
+Kronecker products (``I ⊗ … ⊗ U ⊗ … ⊗ I``, big-endian) and applied by a dense matrix-vector product, in
+float64/complex128. Slow by design (O(4^n) per gate): a reference, not a simulator.
+"""
 
 from __future__ import annotations
 

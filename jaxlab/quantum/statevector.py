@@ -1,4 +1,4 @@
-r"""Statevectors of shape ``(2,)*n`` and expectation values (spec ``qnn.md`` section 3.1).
+r"""Statevectors of shape ``(2,)*n`` and expectation values.
 
 * ``zero_state(n)``: ψ[0, …, 0] = 1 (the state |0…0⟩).
 * ``expval_z(ψ, q) = Σ |ψ|² s_q`` with ``s_q = (+1, -1)`` broadcast along axis ``q`` (no contraction).
@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Complex, Float
 
-from jaxlab.core.validation import as_array, check_int, is_concrete
+from jaxlab.core.validation import as_array, check_int, value_check
 from jaxlab.quantum.gates import PAULI_X, PAULI_Y, PAULI_Z, _state, _wire, apply_1q
 
 __all__ = [
@@ -102,11 +102,8 @@ def expval_op(psi: Complex[Array, "..."], O: Complex[Array, "d d"], wires) -> Fl
         raise ValueError(f"wires must be distinct, got {wires}")
     k = len(wires)
     O = as_array(O, "O", kind="complex", shape=(2**k, 2**k))
-    if is_concrete(O):
-        o = np.asarray(O)
-        err = float(np.max(np.abs(o - o.conj().T)))
-        if err > 1e-6 * max(1.0, float(np.max(np.abs(o)))):
-            raise ValueError(f"O must be Hermitian, got max |O - O^dagger| = {err:.3g}")
+    O = value_check(O, lambda o: jnp.max(jnp.abs(o - o.conj().T)) > 1e-6 * jnp.maximum(1.0, jnp.max(jnp.abs(o))),
+                    "O must be Hermitian (max |O - O^dagger| <= 1e-6 max(1, max |O|))")
     O = O.astype(jnp.result_type(psi.dtype, O.dtype))
     out = jnp.tensordot(O.reshape((2,) * (2 * k)), psi, axes=(tuple(range(k, 2 * k)), wires))
     out = jnp.moveaxis(out, tuple(range(k)), wires)

@@ -3,7 +3,7 @@ tokens-per-parameter (TPP) diversity threshold.
 
 Paper: Kricheli, Reid, Sarkar, Gandikota, Shakarian, "Tokens-per-Parameter Coverage Is Critical for Robust LLM
 Scaling Law Extrapolation" (arXiv:2605.08541). Only its abstract was available: the statements below are
-**derived** for jaxlab from the abstract's claims and checked numerically (spec sections 3.3 and 9).
+**derived** for jaxlab from the abstract's claims and checked numerically.
 Sloppy-model background: Transtrum, Machta, Sethna, "Why are nonlinear fits to data so challenging?"
 (PRL 104, 060201, 2010).
 
@@ -39,13 +39,12 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax.flatten_util import ravel_pytree
 from jax.scipy.special import logsumexp
 
 from jaxlab.core.citations import cites
 from jaxlab.core.types import Array, Float
-from jaxlab.core.validation import as_array, check_in_range, check_ndim, check_positive, is_concrete
+from jaxlab.core.validation import as_array, check_in_range, check_ndim, check_positive, is_concrete, value_check
 from jaxlab.scaling.laws import Covariates, covariates, resolve_law
 from jaxlab.scaling.papers import HOFFMANN, KRICHELI, TRANSTRUM
 
@@ -185,10 +184,8 @@ def asymptotic_collinear_kappa(N: Any, alpha: Any, delta: Any) -> Float[Array, "
     Raises ``ValueError`` when N has a single distinct value (Var(ln N) = 0: nothing to fit a slope to).
     """
     N = as_array(N, "N", ndim=1, finite=True)
-    check_in_range(N, "N", 0.0, math.inf, lo_open=True)
-    if is_concrete(N) and np.all(np.asarray(N) == np.asarray(N)[0]):
-        raise ValueError(f"N must have at least two distinct values (Var(ln N) > 0), got all N = "
-                         f"{float(N[0])!r}")
+    N = check_in_range(N, "N", 0.0, math.inf, lo_open=True)
+    N = value_check(N, lambda n: jnp.all(n == n[0]), "N must have at least two distinct values (Var(ln N) > 0)")
     alpha, delta = _exponent(alpha, "alpha"), _exponent(delta, "delta")
     log_N = jnp.log(N)
     v = _var_p(_log_weights(log_N, alpha), log_N)
@@ -210,16 +207,15 @@ def tpp_diversity_statistic(N: Any, D: Any, alpha: Any, beta: Any) -> Float[Arra
     return _log_mean_exp_s(X, alpha, beta, 2.0) - 2.0 * _log_mean_exp_s(X, alpha, beta, 1.0)
 
 
-def _check_kappa_max(kappa_max: Any) -> None:
-    check_positive(kappa_max, "kappa_max")
-    if is_concrete(kappa_max) and float(kappa_max) <= 1.0:
-        raise ValueError(f"kappa_max must be > 1 (a condition number is >= 1), got {float(kappa_max)!r}")
+def _check_kappa_max(kappa_max: Any) -> Any:
+    kappa_max = check_positive(kappa_max, "kappa_max")
+    return value_check(kappa_max, lambda k: k <= 1.0, "kappa_max must be > 1 (a condition number is >= 1)")
 
 
 @cites(KRICHELI)
 def tpp_threshold(kappa_max: Any) -> Float[Array, ""]:
     """tau(kappa*) = 2 ln((kappa* + 1)/(kappa* - 1)): kappa_AB <= kappa* exactly when Q >= tau."""
-    _check_kappa_max(kappa_max)
+    kappa_max = _check_kappa_max(kappa_max)
     k = jnp.asarray(kappa_max, dtype=float)
     return 2.0 * jnp.log1p(2.0 / (k - 1.0))
 
@@ -231,15 +227,17 @@ def is_well_conditioned(N: Any, D: Any, alpha: Any, beta: Any, kappa_max: Any) -
     Raises ``ValueError`` for a collinear design (one TPP value D/N): it is ill-conditioned by construction
     (kappa_AB depends only on the exponent gap there; use :func:`scale_block_condition_number`).
     """
-    _design(N, D)
-    if is_concrete((N, D)):
-        z = np.log(np.asarray(D, dtype=float)) - np.log(np.asarray(N, dtype=float))
-        if np.all(np.abs(z - z[0]) <= 1e-12 * (1 + np.abs(z[0]))):
-            raise ValueError(
-                f"D/N takes a single value ({math.exp(float(z[0])):.6g} tokens per parameter): a collinear "
-                "design is ill-conditioned by construction (kappa_AB ~ 4/(delta^2 Var_p(ln N)), infinite "
-                "when alpha = beta); spread the tokens-per-parameter ratios")
-    return tpp_diversity_statistic(N, D, alpha, beta) >= tpp_threshold(kappa_max)
+    X = _design(N, D)
+
+    def collinear(log_N):
+        z = X.log_D - log_N
+        return jnp.all(jnp.abs(z - z[0]) <= 1e-12 * (1 + jnp.abs(z[0])))
+
+    well = tpp_diversity_statistic(N, D, alpha, beta) >= tpp_threshold(kappa_max)
+    return value_check(well, lambda _: collinear(X.log_N),
+                       "D/N takes a single value: a collinear design is ill-conditioned by construction "
+                       "(kappa_AB ~ 4/(delta^2 Var_p(ln N)), infinite when alpha = beta); spread the "
+                       "tokens-per-parameter ratios")
 
 
 @cites(KRICHELI)
@@ -247,8 +245,8 @@ def min_log_tpp_spread(N: Any, alpha: Any, beta: Any, kappa_max: Any) -> Float[A
     """sigma_k* = sqrt(max(0, tau(kappa*) - delta^2 Var_p(ln N))) / beta: the smallest standard deviation of
     ln(D/N) (independent of N) for which kappa_AB <= kappa_max, to second order in s."""
     N = as_array(N, "N", ndim=1, finite=True)
-    check_in_range(N, "N", 0.0, math.inf, lo_open=True)
-    check_positive(beta, "beta")
+    N = check_in_range(N, "N", 0.0, math.inf, lo_open=True)
+    beta = check_positive(beta, "beta")
     alpha, beta = _exponent(alpha, "alpha"), _exponent(beta, "beta")
     tau = tpp_threshold(kappa_max)
     log_N = jnp.log(N)

@@ -3,7 +3,7 @@
 Paper: Kricheli, Reid, Sarkar, Gandikota, Shakarian, "Tokens-per-Parameter Coverage Is Critical for Robust LLM
 Scaling Law Extrapolation" (arXiv:2605.08541). A *collinear* design trains every run at one tokens-per-parameter
 ratio k (D = k N, a ray in log space); a *diverse* (non-collinear) design spreads k. The experiment below is
-the synthetic reproduction of spec section 5 (the paper's corpora were not available): simulate
+a synthetic reproduction of the paper's experiment (its corpora were not available): simulate
 ln L_i = ln L1(theta_true; N_i, D_i) + eps_i, eps_i ~ N(0, sigma^2), fit L1 by least squares on ln L from a few
 starts, and score the fit by the RMSE of ln L on off-ray, extrapolated test points.
 """
@@ -33,15 +33,14 @@ __all__ = [
 
 def _positive_vector(x: Any, name: str) -> Array:
     x = as_array(x, name, ndim=1, finite=True)
-    check_in_range(x, name, 0.0, float("inf"), lo_open=True)
-    return x
+    return check_in_range(x, name, 0.0, float("inf"), lo_open=True)
 
 
 @cites(KRICHELI)
 def collinear_design(N: Any, k: Any) -> tuple[Array, Array]:
     """Every run at one tokens-per-parameter ratio: ``(N, k N)``."""
     N = _positive_vector(N, "N")
-    check_positive(k, "k")
+    k = check_positive(k, "k")
     return N, k * N
 
 
@@ -84,7 +83,7 @@ def extrapolation_experiment(key: Key, theta_true: ChinchillaParams, train_colli
     noisy simulations of both training designs, one noise draw per seed, and score each fit by
     RMSE(ln L_hat - ln L_true) on the ``test`` design. Designs are ``(N, D)`` pairs."""
     num_seeds = check_int(num_seeds, "num_seeds", min_value=1)
-    check_positive(noise_sd, "noise_sd")
+    noise_sd = check_positive(noise_sd, "noise_sd")
     Xc, Xd, Xt = covariates(*train_collinear), covariates(*train_diverse), covariates(*test)
     if Xc.log_N.shape != Xd.log_N.shape:
         raise ValueError(f"both training designs must have the same number of runs, got "

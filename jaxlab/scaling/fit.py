@@ -1,4 +1,5 @@
-"""Fitting scaling laws: Huber loss on log-loss residuals, L-BFGS and Levenberg-Marquardt as init/step pairs,
+"""Fitting scaling laws: Huber loss on log-loss residuals, L-BFGS and Levenberg-Marquardt as
+:class:`jaxlab.core.Algorithm` factories (:func:`lbfgs_algorithm`, :func:`lm_algorithm`) over init/step pairs,
 multistart over the Hoffmann grid (vmapped, sharded over devices), asymptotic covariance and bootstrap.
 
 Papers: Hoffmann et al., "Training Compute-Optimal Large Language Models" (arXiv:2203.15556), Approach 3;
@@ -42,18 +43,21 @@ import numpy as np
 import optax
 from jax.flatten_util import ravel_pytree
 
+from jaxlab.core.algorithm import Algorithm, register_algorithm
 from jaxlab.core.citations import cites
 from jaxlab.core.loop import RunTrace, run
 from jaxlab.core.sharding import sharded_vmap
 from jaxlab.core.types import Array, Float, Key
 from jaxlab.core.validation import as_array, check_int, check_positive, is_concrete
 from jaxlab.scaling.conditioning import _float32_warning, jacobian
-from jaxlab.scaling.laws import ChinchillaParams, Covariates, _check_X, resolve_law
+from jaxlab.scaling.laws import ChinchillaParams, Covariates, _check_X, chinchilla_log_loss, covariates, resolve_law
 from jaxlab.scaling.papers import BESIROGLU, HOFFMANN
 
 __all__ = [
     "FitResult",
+    "LBFGSInfo",
     "LBFGSState",
+    "LMInfo",
     "LMState",
     "asymptotic_covariance",
     "bootstrap",
@@ -61,9 +65,11 @@ __all__ = [
     "fit_multistart",
     "hoffmann_init_grid",
     "huber",
+    "lbfgs_algorithm",
     "lbfgs_init",
     "lbfgs_run",
     "lbfgs_step",
+    "lm_algorithm",
     "lm_init",
     "lm_run",
     "lm_solve",
@@ -106,15 +112,27 @@ class LMState(NamedTuple):
     J: Array
 
 
-def _check_delta(delta: Any) -> None:
-    if delta is not None:
-        check_positive(delta, "delta")
+class LBFGSInfo(NamedTuple):
+    """Diagnostics of one L-BFGS step: the objective F after the step."""
+
+    value: Array
+
+
+class LMInfo(NamedTuple):
+    """Diagnostics of one Levenberg-Marquardt step: the objective F and the damping lam after the step."""
+
+    value: Array
+    lam: Array
+
+
+def _check_delta(delta: Any) -> Any:
+    return delta if delta is None else check_positive(delta, "delta")
 
 
 @cites(HOFFMANN)
 def huber(r: Any, delta: Any = 1e-3) -> Array:
     """H_delta(r) elementwise: r^2/2 for |r| <= delta, delta (|r| - delta/2) beyond (delta > 0)."""
-    _check_delta(delta)
+    delta = _check_delta(delta)
     r = jnp.asarray(r)
     a = jnp.abs(r)
     return jnp.where(a <= delta, 0.5 * r**2, delta * (a - 0.5 * delta))
@@ -155,14 +173,14 @@ def _check_data(law: Any, theta: Any, X: Any, log_L: Any, weights: Any = None, *
 def objective(law: str | Callable, theta: Any, X: Covariates, log_L: Any, delta: Any = 1e-3,
               weights: Any = None) -> Float[Array, ""]:
     """F(theta) = sum_i w_i H_delta(ln L_hat_i - ln L_i) (least squares sum r^2/2 when ``delta`` is None)."""
-    _check_delta(delta)
+    delta = _check_delta(delta)
     fn, X, log_L, weights, _ = _check_data(law, theta, X, log_L, weights)
     return _loss_sum(_residuals(fn, theta, X, log_L), delta, weights)
 
 
 @cites(HOFFMANN, BESIROGLU)
 def hoffmann_init_grid(law: str = "chinchilla", reduced: bool = False) -> ChinchillaParams:
-    """The Hoffmann/Besiroglu initialization grid (4500 starts), or the 243-start reduced grid of the spec
+    """The Hoffmann/Besiroglu initialization grid (4500 starts), or a 243-start reduced grid
     (alpha, beta in {0, .5, 1}, e in {-1, 0, 1}, a, b in {0, 10, 20}) when ``reduced``.
 
     The leading axis of every field indexes the starts."""
@@ -195,7 +213,7 @@ def lbfgs_init(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, *, d
                weights: Any = None) -> LBFGSState:
     """Initial L-BFGS state at ``theta0`` (objective and gradient evaluated)."""
     fn, X, log_L, weights, _ = _check_data(law, theta0, X, log_L, weights)
-    _check_delta(delta)
+    delta = _check_delta(delta)
     f = lambda th: _loss_sum(_residuals(fn, th, X, log_L), delta, weights)  # noqa: E731
     value, grad = jax.value_and_grad(f)(theta0)
     return LBFGSState(theta0, _lbfgs().init(theta0), value, grad, jnp.asarray(0), jnp.asarray(False))
@@ -229,13 +247,53 @@ def _lbfgs_result(s: LBFGSState) -> FitResult:
 
 
 @cites(HOFFMANN, BESIROGLU)
+def lbfgs_algorithm(law: str | Callable, X: Covariates, log_L: Any, *, delta: Any = 1e-3, weights: Any = None,
+                    tol: float = 1e-10) -> Algorithm:
+    """L-BFGS on F(theta) = sum_i w_i H_delta(ln L_hat_i - ln L_i) as an :class:`~jaxlab.core.Algorithm`.
+
+    The data and hyperparameters are bound once; ``init(theta0)`` is :func:`lbfgs_init` and
+    ``step(key, state) -> (state, LBFGSInfo(value))`` is one :func:`lbfgs_step` (deterministic: ``key`` is
+    ignored). A converged state is returned unchanged.
+
+    Args:
+      law: a law name of :data:`jaxlab.scaling.laws.LAWS` or a callable ``log_loss(theta, X)``.
+      X: the design's log-covariates, ``X.log_N`` of shape ``(n,)``.
+      log_L: observed log-losses, shape ``(n,)``, finite.
+      delta: Huber threshold (> 0), or ``None`` for least squares.
+      weights: optional per-point weights, shape ``(n,)``.
+      tol: stop when the relative decrease of F or the gradient norm is <= ``tol``.
+
+    Returns:
+      ``Algorithm(init, step)`` over :class:`LBFGSState`.
+
+    Example:
+      >>> algo = lbfgs_algorithm("chinchilla", X, log_L)
+      >>> state, info = algo.step(None, algo.init(theta0))
+    """
+    fn = resolve_law(law)
+    X = _check_X(X)
+    log_L = as_array(log_L, "log_L", ndim=1, finite=True)
+    delta = _check_delta(delta)
+
+    def init(theta0: Any) -> LBFGSState:
+        return lbfgs_init(fn, theta0, X, log_L, delta=delta, weights=weights)
+
+    def step(key: Any, state: LBFGSState) -> tuple[LBFGSState, LBFGSInfo]:
+        del key
+        state, value = lbfgs_step(fn, state, X, log_L, delta=delta, weights=weights, tol=tol)
+        return state, LBFGSInfo(value)
+
+    return Algorithm(init, step)
+
+
+@cites(HOFFMANN, BESIROGLU)
 def fit_lbfgs(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, *, delta: Any = 1e-3,
               weights: Any = None, max_steps: int = 1000, tol: float = 1e-10) -> FitResult:
     """Minimize F from ``theta0`` with L-BFGS until converged or ``max_steps`` (``lax.while_loop``)."""
     max_steps = check_int(max_steps, "max_steps", min_value=1)
-    state = lbfgs_init(law, theta0, X, log_L, delta=delta, weights=weights)
-    step = functools.partial(lbfgs_step, law, X=X, log_L=log_L, delta=delta, weights=weights, tol=tol)
-    final = jax.lax.while_loop(lambda s: ~s.converged & (s.step < max_steps), lambda s: step(s)[0], state)
+    algo = lbfgs_algorithm(law, X, log_L, delta=delta, weights=weights, tol=tol)
+    final = jax.lax.while_loop(lambda s: ~s.converged & (s.step < max_steps), lambda s: algo.step(None, s)[0],
+                               algo.init(theta0))
     return _lbfgs_result(final)
 
 
@@ -243,9 +301,14 @@ def fit_lbfgs(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, *, de
 def lbfgs_run(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, num_steps: int, *,
               delta: Any = 1e-3, weights: Any = None, tol: float = 1e-10) -> tuple[FitResult, RunTrace]:
     """``num_steps`` L-BFGS iterations with :func:`jaxlab.core.run`; the trace holds the objective values."""
-    state = lbfgs_init(law, theta0, X, log_L, delta=delta, weights=weights)
-    step = functools.partial(lbfgs_step, law, X=X, log_L=log_L, delta=delta, weights=weights, tol=tol)
-    final, trace = run(lambda key, s: step(s), state, jax.random.key(0), num_steps)
+    algo = lbfgs_algorithm(law, X, log_L, delta=delta, weights=weights, tol=tol)
+
+    def step(key, s):
+        s, info = algo.step(key, s)
+        return s, info.value
+
+    # the step is deterministic: the key only satisfies run's key-driven signature
+    final, trace = run(step, algo.init(theta0), jax.random.key(0), num_steps)
     return _lbfgs_result(final), trace
 
 
@@ -270,8 +333,8 @@ def lm_init(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, lam0: f
             huber_delta: Any = None) -> LMState:
     """Initial Levenberg-Marquardt state (objective: least squares, or Huber when ``huber_delta``)."""
     fn, X, log_L, _, _ = _check_data(law, theta0, X, log_L)
-    check_positive(lam0, "lam0")
-    _check_delta(huber_delta)
+    lam0 = check_positive(lam0, "lam0")
+    huber_delta = _check_delta(huber_delta)
     flat, unravel = ravel_pytree(theta0)
     r, J = _residuals_and_jacobian(fn, flat, unravel, X, log_L)
     value = _loss_sum(r, huber_delta, None)
@@ -313,14 +376,55 @@ def _lm_result(fn, s: LMState, X, log_L, huber_delta) -> FitResult:
 
 
 @cites(HOFFMANN)
+def lm_algorithm(law: str | Callable, X: Covariates, log_L: Any, *, huber_delta: Any = None, lam0: float = 1e-3,
+                 tol: float = 1e-12) -> Algorithm:
+    """Levenberg-Marquardt on the log-loss residuals as an :class:`~jaxlab.core.Algorithm`.
+
+    Each step solves (J^T W J + lam diag(J^T W J)) Delta = -J^T W r and accepts theta + Delta only if F
+    decreases (lam <- lam/10, else lam <- 10 lam); W = I, or the Huber IRLS weights when ``huber_delta``.
+    ``init(theta0)`` is :func:`lm_init`; ``step(key, state) -> (state, LMInfo(value, lam))`` is one
+    :func:`lm_step` (deterministic: ``key`` is ignored).
+
+    Args:
+      law: a law name of :data:`jaxlab.scaling.laws.LAWS` or a callable ``log_loss(theta, X)``.
+      X: the design's log-covariates, ``X.log_N`` of shape ``(n,)``.
+      log_L: observed log-losses, shape ``(n,)``, finite.
+      huber_delta: Huber threshold (> 0) of the IRLS weights, or ``None`` for least squares.
+      lam0: initial damping (> 0).
+      tol: converged when an accepted step decreases F by a relative amount <= ``tol``.
+
+    Returns:
+      ``Algorithm(init, step)`` over :class:`LMState`.
+
+    Example:
+      >>> algo = lm_algorithm("chinchilla", X, log_L, huber_delta=1e-3)
+      >>> state, info = algo.step(None, algo.init(theta0))
+    """
+    fn = resolve_law(law)
+    X = _check_X(X)
+    log_L = as_array(log_L, "log_L", ndim=1, finite=True)
+    huber_delta = _check_delta(huber_delta)
+
+    def init(theta0: Any) -> LMState:
+        return lm_init(fn, theta0, X, log_L, lam0, huber_delta=huber_delta)
+
+    def step(key: Any, state: LMState) -> tuple[LMState, LMInfo]:
+        del key
+        state = lm_step(fn, state, X, log_L, huber_delta, tol=tol)
+        return state, LMInfo(state.value, state.lam)
+
+    return Algorithm(init, step)
+
+
+@cites(HOFFMANN)
 def lm_solve(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, *, huber_delta: Any = None,
              lam0: float = 1e-3, max_steps: int = 200, tol: float = 1e-12) -> FitResult:
     """Levenberg-Marquardt until the accepted relative decrease is <= ``tol`` or ``max_steps``."""
     max_steps = check_int(max_steps, "max_steps", min_value=1)
     fn = resolve_law(law)
-    state = lm_init(fn, theta0, X, log_L, lam0, huber_delta=huber_delta)
-    final = jax.lax.while_loop(lambda s: ~s.converged & (s.step < max_steps),
-                               lambda s: lm_step(fn, s, X, log_L, huber_delta, tol=tol), state)
+    algo = lm_algorithm(fn, X, log_L, huber_delta=huber_delta, lam0=lam0, tol=tol)
+    final = jax.lax.while_loop(lambda s: ~s.converged & (s.step < max_steps), lambda s: algo.step(None, s)[0],
+                               algo.init(theta0))
     return _lm_result(fn, final, X, log_L, huber_delta)
 
 
@@ -329,13 +433,14 @@ def lm_run(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, num_step
            huber_delta: Any = None, lam0: float = 1e-3, tol: float = 1e-12) -> tuple[FitResult, RunTrace]:
     """``num_steps`` Levenberg-Marquardt steps with :func:`jaxlab.core.run`; the trace holds the objective."""
     fn = resolve_law(law)
-    state = lm_init(fn, theta0, X, log_L, lam0, huber_delta=huber_delta)
+    algo = lm_algorithm(fn, X, log_L, huber_delta=huber_delta, lam0=lam0, tol=tol)
 
     def step(key, s):
-        s = lm_step(fn, s, X, log_L, huber_delta, tol=tol)
-        return s, s.value
+        s, info = algo.step(key, s)
+        return s, info.value
 
-    final, trace = run(step, state, jax.random.key(0), num_steps)
+    # the step is deterministic: the key only satisfies run's key-driven signature
+    final, trace = run(step, algo.init(theta0), jax.random.key(0), num_steps)
     return _lm_result(fn, final, X, log_L, huber_delta), trace
 
 
@@ -416,7 +521,7 @@ def _lm_programs(fn: Callable, huber_delta: Any, lam0: float, max_steps: int, to
 def _lm_multistart_compact(fn, thetas0, X, log_L, *, huber_delta=None, lam0: float = 1e-3, max_steps: int = 200,
                            tol: float = 1e-12) -> FitResult:
     max_steps = check_int(max_steps, "max_steps", min_value=1)
-    check_positive(lam0, "lam0")
+    lam0 = check_positive(lam0, "lam0")
     init, advance, result = _lm_programs(fn, huber_delta, float(lam0), max_steps, float(tol))
     states = init(thetas0, X, log_L)
     n = jax.tree_util.tree_leaves(thetas0)[0].shape[0]
@@ -471,3 +576,34 @@ def bootstrap(key: Key, law: str | Callable, theta: Any, X: Covariates, log_L: A
         return fit_lbfgs(fn, theta, X, log_L, delta=delta, weights=w, max_steps=max_steps, tol=tol).theta
 
     return jax.jit(jax.vmap(refit))(counts)
+
+
+# ------------------------------------------------------------------------------------------- registry
+
+
+def _example_problem() -> tuple[Covariates, Array, ChinchillaParams]:
+    """A noise-free 12-run factorial design of L1 and a start away from the truth (for the registry)."""
+    N = jnp.array([1e8, 3e8, 1e9, 3e9])
+    Ns = jnp.tile(N, 3)
+    X = covariates(Ns, jnp.repeat(jnp.array([5.0, 20.0, 80.0]), 4) * Ns)
+    truth = ChinchillaParams(*(jnp.asarray(v) for v in (6.0, 6.0, 0.5, 0.34, 0.28)))
+    start = ChinchillaParams(*(jnp.asarray(v) for v in (5.0, 5.0, 0.3, 0.3, 0.3)))
+    return X, chinchilla_log_loss(truth, X), start
+
+
+def _lm_example(key: Key) -> tuple[Algorithm, LMState, None]:
+    del key
+    X, log_L, start = _example_problem()
+    algo = lm_algorithm("chinchilla", X, log_L, huber_delta=1e-3)
+    return algo, algo.init(start), None
+
+
+def _lbfgs_example(key: Key) -> tuple[Algorithm, LBFGSState, None]:
+    del key
+    X, log_L, start = _example_problem()
+    algo = lbfgs_algorithm("chinchilla", X, log_L)
+    return algo, algo.init(start), None
+
+
+register_algorithm("scaling_lm", lm_algorithm, _lm_example, area="scaling")
+register_algorithm("scaling_lbfgs", lbfgs_algorithm, _lbfgs_example, area="scaling")

@@ -6,7 +6,7 @@ Laws for Neural Language Models" (arXiv:2001.08361); Muennighoff et al., "Scalin
 Models" (arXiv:2305.16264); Li et al., "Farseer: A Refined Scaling Law in Large Language Models"
 (arXiv:2506.10972). They are the laws studied by Kricheli, Reid, Sarkar, Gandikota, Shakarian,
 "Tokens-per-Parameter Coverage Is Critical for Robust LLM Scaling Law Extrapolation" (arXiv:2605.08541);
-which four laws that paper uses is not confirmed (Farseer is a guess, spec section 9).
+which four laws that paper uses is not confirmed (Farseer is a guess).
 
 N = parameters, D = training tokens, U = unique tokens; x = ln N, y = ln D, u = ln U. Every law is a function
 ``log_loss(theta, X) -> ln L`` with ``theta`` a NamedTuple and ``X`` a :class:`Covariates` of logs, so it
@@ -52,7 +52,7 @@ from jax.scipy.special import logsumexp
 
 from jaxlab.core.citations import cites
 from jaxlab.core.types import Array, Float
-from jaxlab.core.validation import as_array, check_in_range, check_positive, is_concrete
+from jaxlab.core.validation import as_array, check_in_range, check_positive, is_concrete, value_check
 from jaxlab.scaling.papers import BESIROGLU, FARSEER, HOFFMANN, KAPLAN, MUENNIGHOFF
 
 __all__ = [
@@ -99,8 +99,8 @@ class ChinchillaParams(NamedTuple):
     @classmethod
     def from_natural(cls, A, B, E, alpha, beta) -> ChinchillaParams:
         """Build from natural coefficients (A, B, E > 0; reference-law exponents alpha, beta > 0)."""
-        for v, n in ((A, "A"), (B, "B"), (E, "E"), (alpha, "alpha"), (beta, "beta")):
-            _check_positive_entries(v, n)
+        A, B, E, alpha, beta = (_check_positive_entries(v, n) for v, n in
+                                ((A, "A"), (B, "B"), (E, "E"), (alpha, "alpha"), (beta, "beta")))
         f = jnp.asarray
         return cls(jnp.log(f(A)), jnp.log(f(B)), jnp.log(f(E)), f(alpha), f(beta))
 
@@ -146,9 +146,8 @@ class FarseerParams(NamedTuple):
     gamma: Array
 
 
-def _check_positive_entries(v: Any, name: str) -> None:
-    if is_concrete(v):
-        check_in_range(v, name, 0.0, math.inf, lo_open=True, hi_open=True)
+def _check_positive_entries(v: Any, name: str) -> Any:
+    return check_in_range(v, name, 0.0, math.inf, lo_open=True, hi_open=True)
 
 
 def _warn_nonpositive(v: Any, name: str) -> None:
@@ -156,19 +155,21 @@ def _warn_nonpositive(v: Any, name: str) -> None:
         warnings.warn(f"{name} <= 0 ({v!r}): not a decaying power law", UserWarning, stacklevel=3)
 
 
-HOFFMANN_2022 = ChinchillaParams.from_natural(406.4, 410.7, 1.69, 0.34, 0.28)
-"""Hoffmann et al. 2022, Approach 3, rounded as published."""
-HOFFMANN_2022_UNROUNDED = ChinchillaParams(
-    jnp.asarray(6.0073404), jnp.asarray(6.0179186), jnp.asarray(0.5267228), jnp.asarray(0.33917084),
-    jnp.asarray(0.2849083))
+def _np_params(cls: type, *values: float) -> Any:
+    """A reference parameter set as float64 numpy scalars: constants that touch no JAX backend at import."""
+    return cls(*(np.asarray(v, dtype=np.float64) for v in values))
+
+
+HOFFMANN_2022 = _np_params(ChinchillaParams, np.log(406.4), np.log(410.7), np.log(1.69), 0.34, 0.28)
+"""Hoffmann et al. 2022, Approach 3, rounded as published (A = 406.4, B = 410.7, E = 1.69)."""
+HOFFMANN_2022_UNROUNDED = _np_params(ChinchillaParams, 6.0073404, 6.0179186, 0.5267228, 0.33917084, 0.2849083)
 """Hoffmann et al. 2022, the unrounded values used by the Besiroglu et al. replication."""
-BESIROGLU_2024 = ChinchillaParams.from_natural(482.01, 2085.43, 1.8172, 0.3478, 0.3658)
-"""Besiroglu et al. 2024 refit (Huber likelihood), headline values."""
-KAPLAN_2020 = KaplanParams(jnp.asarray(math.log(6.4e13)), jnp.asarray(math.log(1.8e13)), jnp.asarray(0.076),
-                           jnp.asarray(0.103))
+BESIROGLU_2024 = _np_params(ChinchillaParams, np.log(482.01), np.log(2085.43), np.log(1.8172), 0.3478, 0.3658)
+"""Besiroglu et al. 2024 refit (Huber likelihood), headline values (A = 482.01, B = 2085.43, E = 1.8172)."""
+KAPLAN_2020 = _np_params(KaplanParams, math.log(6.4e13), math.log(1.8e13), 0.076, 0.103)
 """Kaplan et al. 2020 joint fit (Table 2, recalled; N counts non-embedding parameters)."""
-MUENNIGHOFF_2023 = MuennighoffParams(*(jnp.asarray(v) for v in (
-    6.255414, 7.3049974, 0.6254804, 0.3526596, 0.3526596, 15.387756, 5.309743)))
+MUENNIGHOFF_2023 = _np_params(MuennighoffParams, 6.255414, 7.3049974, 0.6254804, 0.3526596, 0.3526596, 15.387756,
+                              5.309743)
 """Muennighoff et al. 2023 published fit (alpha = beta exactly)."""
 
 
@@ -195,16 +196,14 @@ def covariates(N: Any, D: Any, U: Any = None) -> Covariates:
     """
     N = as_array(N, "N", finite=True)
     D = as_array(D, "D", shape=N.shape, finite=True)
-    check_in_range(N, "N", 0.0, math.inf, lo_open=True)
-    check_in_range(D, "D", 0.0, math.inf, lo_open=True)
+    N = check_in_range(N, "N", 0.0, math.inf, lo_open=True)
+    D = check_in_range(D, "D", 0.0, math.inf, lo_open=True)
     log_U = None
     if U is not None:
         U = as_array(U, "U", shape=N.shape, finite=True)
-        check_in_range(U, "U", 0.0, math.inf, lo_open=True)
-        if is_concrete((U, D)) and np.any(np.asarray(U) > np.asarray(D) * (1 + 1e-12)):
-            i = int(np.argmax(np.asarray(U) - np.asarray(D)))
-            raise ValueError(f"U (unique tokens) must be <= D (total tokens), got U={float(U[i])!r} > "
-                             f"D={float(D[i])!r} at index {i}")
+        U = check_in_range(U, "U", 0.0, math.inf, lo_open=True)
+        U = value_check(U, lambda u: u > D * (1 + 1e-12),
+                        "U (unique tokens) must be <= D (total tokens) at every design point")
         log_U = jnp.minimum(jnp.log(U), jnp.log(D))
     return Covariates(jnp.log(N), jnp.log(D), log_U)
 
@@ -290,8 +289,8 @@ def chinchilla_compute_optimal(p: ChinchillaParams, C: Any, flops_per_token_para
                                ) -> tuple[Array, Array]:
     """Compute-optimal ``(N_opt, D_opt)`` of L1 for a budget C = flops_per_token_param * N * D."""
     C = as_array(C, "C", finite=True)
-    check_in_range(C, "C", 0.0, math.inf, lo_open=True)
-    check_positive(flops_per_token_param, "flops_per_token_param")
+    C = check_in_range(C, "C", 0.0, math.inf, lo_open=True)
+    flops_per_token_param = check_positive(flops_per_token_param, "flops_per_token_param")
     alpha, beta = p.alpha, p.beta
     log_G = (jnp.log(alpha) + p.a - jnp.log(beta) - p.b) / (alpha + beta)
     log_c = jnp.log(C / flops_per_token_param)

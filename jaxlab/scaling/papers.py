@@ -1,14 +1,17 @@
-"""BibTeX of the papers behind :mod:`jaxlab.scaling` (registered on import)."""
+"""Papers behind :mod:`jaxlab.scaling` (registered on import) and their citation keys.
+
+Hoffmann et al. (arXiv:2203.15556) and Besiroglu et al. (arXiv:2404.10102) are registered with the data they
+describe, :mod:`jaxlab.data.chinchilla`; their keys are re-exported here.
+"""
 
 from __future__ import annotations
 
 from jaxlab.core.citations import register_paper
+from jaxlab.data.chinchilla import BESIROGLU, HOFFMANN
 
 __all__ = ["BESIROGLU", "FARSEER", "HOFFMANN", "KAPLAN", "KRICHELI", "MUENNIGHOFF", "TRANSTRUM"]
 
 KRICHELI = "kricheli2026tpp"
-HOFFMANN = "hoffmann2022chinchilla"
-BESIROGLU = "besiroglu2024replication"
 KAPLAN = "kaplan2020scaling"
 MUENNIGHOFF = "muennighoff2023data"
 FARSEER = "li2025farseer"
@@ -21,20 +24,6 @@ register_paper(KRICHELI, """
             and Shakarian, Paulo},
   journal = {arXiv preprint arXiv:2605.08541},
   year = {2026}
-}""")
-register_paper(HOFFMANN, """
-@article{hoffmann2022chinchilla,
-  title = {Training Compute-Optimal Large Language Models},
-  author = {Hoffmann, Jordan and Borgeaud, Sebastian and Mensch, Arthur and others},
-  journal = {arXiv preprint arXiv:2203.15556},
-  year = {2022}
-}""")
-register_paper(BESIROGLU, """
-@article{besiroglu2024replication,
-  title = {Chinchilla Scaling: A replication attempt},
-  author = {Besiroglu, Tamay and Erdil, Ege and Barnett, Matthew and You, Josh},
-  journal = {arXiv preprint arXiv:2404.10102},
-  year = {2024}
 }""")
 register_paper(KAPLAN, """
 @article{kaplan2020scaling,

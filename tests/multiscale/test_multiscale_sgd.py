@@ -86,7 +86,7 @@ def test_bad_inputs():
         run_online_sgd(jax.random.key(0), ws2, cfg, 10, -0.1)
     with pytest.raises(ValueError, match="schedule must return finite step sizes"):
         run_online_sgd(jax.random.key(0), ws2, cfg, 10, lambda t: jnp.nan * t)
-    with pytest.raises(ValueError, match="eta must be > 0"):
+    with pytest.raises(ValueError, match="learning_rate must be > 0"):
         spherical_step(sgd_init(jax.random.key(0), 4), jnp.ones(16), 0.0, 0.0, cfg)
     with pytest.raises(ValueError, match="multiple of record_every"):
         run_online_sgd(jax.random.key(0), ws2, cfg, 10, 0.1, record_every=3)

@@ -20,7 +20,7 @@ from jaxlab.quantum import (
     qntk_fourier,
     residual_spectrum,
 )
-from jaxlab.quantum.claims_quantum import _single_qubit
+from jaxlab.quantum.claims import _single_qubit
 
 
 @pytest.mark.slow  # the quick claim single_qubit_closed_form checks the same closed form

@@ -1,8 +1,10 @@
-"""BibTeX entries of the papers behind ``jaxlab.quantum`` (registered once, on import)."""
+"""Papers behind :mod:`jaxlab.quantum` (registered once, on import) and their citation keys."""
 
 from __future__ import annotations
 
 from jaxlab.core.citations import register_paper
+
+__all__ = ["DUFFY", "NTK", "QNTK", "RAHAMAN", "SAP", "SCHULD", "TANCIK"]
 
 SAP = "xu2024spectral"
 SCHULD = "schuld2021encoding"

@@ -1,4 +1,5 @@
-"""Claims of the multiscale single-index model (``specs/multiscale.md`` section 4; model reconstructed)."""
+"""Claims of the multiscale single-index model (model reconstructed from the abstract of "Multiscale
+Single-Index Model", 2026; SGD after Ben Arous, Gheissari, Jagannath, arXiv:2003.10409)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.core.claims import ClaimResult, claim
+from jaxlab.core import ClaimResult, claim
 from jaxlab.multiscale.metrics import overlaps, strong_recovery, weak_recovery_time
 from jaxlab.multiscale.model import (
     MSIMConfig,
@@ -18,6 +19,7 @@ from jaxlab.multiscale.model import (
     sample_data,
     sample_features,
 )
+from jaxlab.multiscale.papers import BEN_AROUS, MSIM
 from jaxlab.multiscale.sgd import lr_schedule, population_loss_linear, run_online_sgd, run_shallow_sgd
 from jaxlab.multiscale.spectral import unfolding_estimator
 
@@ -26,7 +28,7 @@ MODULES = ("jaxlab.multiscale.model", "jaxlab.multiscale.spectral", "jaxlab.mult
            "jaxlab.multiscale.metrics")
 
 
-@claim(area="multiscale", paper="msim2026")
+@claim(area="multiscale", paper=MSIM)
 def forward_convention_linear_and_tanh() -> ClaimResult:
     """d = 2, K = 2, x = (1,2,3,4), w_1 = (0.6, 0.8), w_2 = (0.8, -0.6): y = -1.24 (linear links) and
     0.8 tanh(2.2) - 0.6 tanh(5.0) for σ_1 = tanh (unstandardised), σ_2 = id."""
@@ -37,7 +39,7 @@ def forward_convention_linear_and_tanh() -> ClaimResult:
     return ClaimResult.at_most(err, 1e-12)
 
 
-@claim(area="multiscale", paper="msim2026")
+@claim(area="multiscale", paper=MSIM)
 def first_chaos_he12_closed_form_vs_monte_carlo() -> ClaimResult:
     """Stein: ⟨T*, w_2 ⊗ w_1⟩ = ½ + (√2/2) Σ_j w_{2,j}³ for he12 links (w_2 = e_1: 1.207107), by Monte Carlo
     with n = 8·10⁶: standard error 0.0027 (the spread over 12 seeds at n = 2·10⁶ was 0.0053; he12 responses are
@@ -48,10 +50,10 @@ def first_chaos_he12_closed_form_vs_monte_carlo() -> ClaimResult:
     mc = first_chaos_mc(jax.random.key(0), ws, 8_000_000, cfg, chunk=100_000)
     exact = float(first_chaos_exact_k2(ws, cfg) @ jnp.outer(w2, w1).reshape(-1))
     return ClaimResult.close(float(mc @ jnp.outer(w2, w1).reshape(-1)), exact, atol=0.0135,
-                             details=f"closed form {exact:.6f} (spec: 1.207107)")
+                             details=f"closed form {exact:.6f} (expected 1.207107)")
 
 
-@claim(area="multiscale", paper="msim2026")
+@claim(area="multiscale", paper=MSIM)
 def bbp_overlap_square_unfolding() -> ClaimResult:
     """K = 2, linear links, d = 100, n = 400: mean |⟨û, w_2⟩|² over 6 seeds ≈ 1 - d/n = 0.75 (±0.06)."""
     d, n = 100, 400
@@ -67,7 +69,7 @@ def bbp_overlap_square_unfolding() -> ClaimResult:
     return ClaimResult.close(float(jnp.mean(ov)), 0.75, atol=0.06, details=f"per factor {np.round(ov.mean(0), 3)}")
 
 
-@claim(area="multiscale", paper="msim2026")
+@claim(area="multiscale", paper=MSIM)
 def population_loss_linear_links() -> ClaimResult:
     """E ½(y - f(x; u))² = 1 - Π_k ⟨u_k, w_k⟩ for linear links (K = 3, d = 3), Monte Carlo n = 4·10⁵."""
     d, K = 3, 3
@@ -81,7 +83,7 @@ def population_loss_linear_links() -> ClaimResult:
     return ClaimResult.close(float(jnp.mean(r)), float(population_loss_linear(us, ws)), atol=5 * se)
 
 
-@claim(area="multiscale", paper="msim2026")
+@claim(area="multiscale", paper=MSIM)
 def strong_recovery_by_unfolding_k3_k4() -> ClaimResult:
     """Linear links: K = 3, d = 8, n = 20 d² log d = 2661 and K = 4, d = 6, n = 1290 give every overlap
     >= 0.99 (worst over 2 seeds each)."""
@@ -95,7 +97,7 @@ def strong_recovery_by_unfolding_k3_k4() -> ClaimResult:
     return ClaimResult.at_least(worst, 0.99)
 
 
-@claim(area="multiscale", paper="benarous2021online")
+@claim(area="multiscale", paper=BEN_AROUS)
 def sgd_weak_then_strong_recovery_tanh() -> ClaimResult:
     """K = 2, tanh links, d = 32: weak recovery within T_w = 10 d log² d steps for every seed (4 seeds),
     then min_k |m_k| >= 0.999 after 100 d more steps at η = 0.2/d. Measured: worst final min |m_k|."""
@@ -114,7 +116,7 @@ def sgd_weak_then_strong_recovery_tanh() -> ClaimResult:
                        f"weak-recovery steps {t_w.tolist()} (T_w = {T_w})")
 
 
-@claim(area="multiscale", paper="benarous2021online", quick=False)
+@claim(area="multiscale", paper=BEN_AROUS, quick=False)
 def sgd_weak_recovery_time_scales_like_d_log2_d() -> ClaimResult:
     """Median weak-recovery time / (d log² d) over d ∈ {16, 32, 64, 128} (5 seeds, linear links,
     η = 0.3/(d log d)) stays within a factor 3. Measured: max/min ratio of the normalised medians."""
@@ -132,9 +134,9 @@ def sgd_weak_recovery_time_scales_like_d_log2_d() -> ClaimResult:
     return ClaimResult.at_most(ratio, 3.0, details=f"median t_w/(d log² d): {np.round(norm, 3).tolist()}")
 
 
-@claim(area="multiscale", paper="msim2026", quick=False)
+@claim(area="multiscale", paper=MSIM, quick=False)
 def shallow_sgd_falls_short_at_the_hierarchical_budget() -> ClaimResult:
-    """Spec section 5 comparison [reconstructed]: K = 2, tanh links, d = 32 (the setting of
+    """Hierarchical versus shallow SGD [reconstructed]: K = 2, tanh links, d = 32 (the setting of
     ``sgd_weak_then_strong_recovery_tanh``, whose hierarchical SGD reaches min_k |m_k| >= 0.999 within
     T_w + 100 d steps). A "shallow" single-index SGD on the 1,024-dimensional input with the composite link,
     same budget, 4 seeds, step sizes c / d^2 for c in {0.3, 1, 3}. Measured: the best median overlap with

@@ -1,4 +1,5 @@
-"""Claims of the quantum area (spec ``qnn.md`` section 4): simulator vs a dense-matrix reference, Fourier form
+"""Claims of the quantum area (Xu, Zhang, Yan, arXiv:2409.06682; Schuld, Sweke, Meyer, arXiv:2008.08605):
+simulator vs a dense-matrix reference, Fourier form
 and redundancies, the single-qubit closed form, the frequency-domain gradient identity, the QNTK residual ODE,
 bounded coefficient derivatives, QNTK positivity, the redundancy-driven decay of diag G and (slow, a reported
 trend) Spectral Amplitude Priority. Model and analysis are reconstructed from the paper's abstract."""
@@ -12,8 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxlab.core.claims import ClaimResult, claim
-from jaxlab.quantum._papers import DUFFY, SAP, SCHULD
+from jaxlab.core import ClaimResult, claim
 from jaxlab.quantum.baselines import mlp_apply, mlp_init
 from jaxlab.quantum.fourier import (
     _binomial_redundancy,
@@ -25,6 +25,7 @@ from jaxlab.quantum.fourier import (
     grid,
 )
 from jaxlab.quantum.metrics import learning_times, relative_residuals
+from jaxlab.quantum.papers import DUFFY, SAP, SCHULD
 from jaxlab.quantum.qnn import QNNConfig, init_qnn_params, param_shift_grad, qnn_apply, qnn_state
 from jaxlab.quantum.qntk import (
     empirical_ntk,
@@ -47,6 +48,7 @@ MODULES = (
     "jaxlab.quantum.train",
     "jaxlab.quantum.baselines",
     "jaxlab.quantum.metrics",
+    "jaxlab.quantum.reference",
 )
 
 _AREA = "quantum"
@@ -263,7 +265,7 @@ PILOT_DIAG = np.array([1.12, 1.0, 0.67, 0.37, 0.12, 0.03])
 
 @claim(area=_AREA, paper=DUFFY, quick=False)
 def qntk_diagonal_decays_through_redundancy() -> ClaimResult:
-    """n = 1, L = 5 unary, 200 θ ~ U[0, 2π): mean Σ_j |J_ωj|² normalised to ω = 1 matches the spec's pilot
+    """n = 1, L = 5 unary, 200 θ ~ U[0, 2π): mean Σ_j |J_ωj|² normalised to ω = 1 matches a pilot run's
     (1.12, 1, 0.67, 0.37, 0.12, 0.03 for ω = 0..5) within 0.1; the MLP's NTK diagonal (1-64-64-64-1 tanh, 20
     inits, 64-point grid) for comparison in the details."""
     cfg = QNNConfig(1, 5)
@@ -283,30 +285,31 @@ def qntk_diagonal_decays_through_redundancy() -> ClaimResult:
 
 def priority_experiment(
     n_seeds: int = 5,
-    n_steps: int = 600,
+    num_steps: int = 600,
     *,
     cfg: QNNConfig | None = None,
     amplitudes=((0.6, 0.15), (0.15, 0.6)),
     k_lo: int = 1,
     k_hi: int = 3,
-    lr: float = 0.05,
+    learning_rate: float = 0.05,
     mlp: bool = True,
-    mlp_lr: float = 0.003,
-    mlp_steps: int | None = None,
+    mlp_learning_rate: float = 0.003,
+    mlp_num_steps: int | None = None,
     M: int = 64,
     record_every: int = 5,
 ):
-    """Spec section 4 item 7: fit ``y = A_lo cos(k_lo x) + A_hi cos(k_hi x)`` with the QNN (Adam ``lr``,
-    ``n_steps``) and the MLP (Adam ``mlp_lr``, ``mlp_steps``) from ``n_seeds`` inits, for each ``(A_hi, A_lo)``
-    in ``amplitudes``. Returns ``{(model, case): (τ, ε, steps)}`` with τ of shape ``(n_seeds, 2)`` (learning
+    """Fit ``y = A_lo cos(k_lo x) + A_hi cos(k_hi x)`` with the QNN (Adam ``learning_rate``, ``num_steps``) and
+    the MLP (Adam ``mlp_learning_rate``, ``mlp_num_steps``) from ``n_seeds`` inits, for each ``(A_hi, A_lo)`` in
+    ``amplitudes``. Returns ``{(model, case): (τ, ε, steps)}`` with τ of shape ``(n_seeds, 2)`` (learning
     times of k_lo and k_hi at δ = 0.1, in steps) and the ε trajectories ``(n_seeds, T, 2)``."""
     cfg = cfg or QNNConfig(2, 4)
     x = grid(M)
     freqs = (k_lo, k_hi)
     out = {}
-    models = [("qnn", cfg, lambda k: init_qnn_params(k, cfg), optax.adam(lr), n_steps)]
+    models = [("qnn", cfg, lambda k: init_qnn_params(k, cfg), optax.adam(learning_rate), num_steps)]
     if mlp:
-        models.append(("mlp", mlp_apply, lambda k: mlp_init(k), optax.adam(mlp_lr), mlp_steps or n_steps))
+        models.append(("mlp", mlp_apply, lambda k: mlp_init(k), optax.adam(mlp_learning_rate),
+                       mlp_num_steps or num_steps))
     for case, (a_hi, a_lo) in enumerate(amplitudes):
         y = a_lo * jnp.cos(k_lo * x) + a_hi * jnp.cos(k_hi * x)
         y_hat = jnp.array([a_lo / 2, a_hi / 2])
@@ -329,7 +332,7 @@ def spectral_amplitude_priority_trend() -> ClaimResult:
     the fraction of QNN runs (n = 2, L = 4, Adam 0.05, 300 steps) where the larger-amplitude component reaches
     ε ≤ 0.1 first (ties count half). Passes at ≥ 0.6; the MLP's (Adam 0.003, 1500 steps) fraction of 'k = 1
     first' is in the details."""
-    res = priority_experiment(n_steps=300, mlp_steps=1500)
+    res = priority_experiment(num_steps=300, mlp_num_steps=1500)
 
     def frac(name, larger_first: bool):
         score = []
