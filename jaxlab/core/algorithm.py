@@ -3,8 +3,8 @@
 An :class:`Algorithm` is a pair of pure functions, in the manner of blackjax's ``SamplingAlgorithm`` and optax's
 ``GradientTransformation``. A factory binds a method's hyperparameters once and returns one::
 
-    algo = jaxlab.sampling.msip.msip_algorithm(target, estimator, step_size=0.5)
-    state = algo.init(particles)
+    algo = jaxlab.sampling.msip.msip_algorithm(estimator, step_size=0.5)
+    state = algo.init(Y0, key)
     state, info = algo.step(key, state)               # key-driven methods (samplers, SGD)
     state, info = algo.step(key, state, x)            # data-driven methods (online learners), x one datum
 
@@ -19,9 +19,10 @@ example under ``jit`` and under ``vmap`` over keys.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any, NamedTuple
+
+from jaxlab.core.verification import import_areas
 
 __all__ = ["Algorithm", "AlgorithmSpec", "algorithms", "register_algorithm"]
 
@@ -96,8 +97,5 @@ def algorithms() -> dict[str, AlgorithmSpec]:
     Imports every area package first (their modules register their factories at import), so the answer does
     not depend on what the caller has imported.
     """
-    from jaxlab.core.verification import discover_areas
-
-    for module in discover_areas().values():
-        importlib.import_module(module.rsplit(".", 1)[0])
+    import_areas()
     return dict(sorted(_REGISTRY.items()))

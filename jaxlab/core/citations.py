@@ -8,10 +8,11 @@ paper keys; :func:`cite` returns the BibTeX of a paper key, of a tagged function
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
+
+from jaxlab.core.verification import import_areas
 
 __all__ = ["Paper", "cite", "cites", "papers_of", "register_paper"]
 
@@ -65,12 +66,9 @@ def cites(*keys: str) -> Callable[[F], F]:
 
 
 def _import_all() -> None:
-    import jaxlab
-
-    for info in pkgutil.walk_packages(jaxlab.__path__, prefix="jaxlab."):
-        if info.name.rsplit(".", 1)[-1] in {"cli", "__main__"}:
-            continue
-        importlib.import_module(info.name)
+    """Import the shared kernels and every area package (their public modules tag what they implement)."""
+    importlib.import_module("jaxlab.kernels")
+    import_areas()
 
 
 def papers_of(name: str, *, search_all: bool = True) -> list[Paper]:

@@ -25,7 +25,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Claim", "ClaimResult", "Outcome", "claim", "discover_areas", "load_area", "registered", "run_claims"]
+__all__ = [
+    "Claim",
+    "ClaimResult",
+    "Outcome",
+    "claim",
+    "discover_areas",
+    "import_areas",
+    "load_area",
+    "registered",
+    "run_claims",
+]
 
 
 @dataclass(frozen=True)
@@ -117,6 +127,12 @@ def discover_areas() -> dict[str, str]:
         rel = path.relative_to(root.parent).with_suffix("")
         found[path.parent.name] = ".".join(rel.parts)
     return found
+
+
+def import_areas() -> None:
+    """Import every area package (the directory of each ``claims.py``), not its claims."""
+    for module in discover_areas().values():
+        importlib.import_module(module.rsplit(".", 1)[0])
 
 
 def load_area(area: str) -> list[Claim]:
