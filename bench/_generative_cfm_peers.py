@@ -121,7 +121,7 @@ def speed() -> None:
         ka, kb = jax.random.split(k)
         return jax.random.normal(ka, (B, 2)), pool_j[jax.random.randint(kb, (B,), 0, pool.shape[0])], None
 
-    train = eqx.filter_jit(lambda k: fm.cfm_fit(k, model, sample_fn, steps=steps)[0])
+    train = eqx.filter_jit(lambda k: fm.cfm_fit(k, model, sample_fn, num_steps=steps)[0])
 
     class TorchMLP(torch.nn.Module):
         def __init__(self, m):
@@ -173,7 +173,7 @@ def speed() -> None:
     def vel(x, t, _):
         return jax.vmap(lambda xi: trained(xi, t))(x)
 
-    sample = jax.jit(lambda x: fm.ode_sample(vel, x, n_steps=n_euler))
+    sample = jax.jit(lambda x: fm.ode_sample(vel, x, num_steps=n_euler))
 
     def torch_sample():
         with torch.no_grad():

@@ -30,7 +30,7 @@ so the default gives the peer its best setting here; XLA keeps its own defaults.
 Measured (2 cores, quiet, calibration 82-90 GFLOP/s, 2026-12-03): sampling 0.21-0.29 s vs torch 0.46-0.60 s
 (2.04-2.26x, max diff 4.8e-7); training step 0.056-0.079 s vs torch 0.066-0.087 s (1.09-1.18x over four runs;
 1.01x with ``TORCH_THREADS=2``, where torch took 0.067 s). The step was 0.65x until the token projections got
-their own weight-gradient orientation (``jaxlab.generative._mmdit._token_matmul``: XLA had fused each cotangent
+their own weight-gradient orientation (``semantic_flow.mmdit._token_matmul``: XLA had fused each cotangent
 chain into a transposing copy, 40 % of the gradient's time). Guidance overhead 0.27-0.37 s vs 0.20-0.26 s
 unguided (ratio 0.70-0.75). Under heavy load (calibration 16-26 GFLOP/s) ratios move a lot, so compare rows only
 within one run.
@@ -54,6 +54,7 @@ import torch
 import torch.nn.functional as F
 
 from jaxlab.core.bench import calibration_gflops, emit, time_interleaved
+from jaxlab.core.train import train_init
 from jaxlab.generative import rectified_flow as rf
 from jaxlab.generative import semantic_flow as sf
 
@@ -183,7 +184,7 @@ def main() -> None:
     params, static = eqx.partition(model, eqx.is_inexact_array)
     opt = rf.rf_optimizer(1e-3)
     step = jax.jit(rf.rf_train_step(opt, static, lambda m, k, b: rf.rf_loss(m, k, b[0], (b[1], b[2]))))
-    state = rf.RFTrainState(params, opt.init(params))
+    state = train_init(params, opt)
     imgs = data["images"]
     topt = torch.optim.AdamW(tm.parameters(), lr=1e-3, weight_decay=1e-4)
     imgs_t = _t(imgs)

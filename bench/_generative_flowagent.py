@@ -171,7 +171,7 @@ def bench_train_step() -> None:
 
 def bench_episodes() -> None:
     world = FA.make_tool_world(jax.random.key(0))
-    flow = FA.train_flowagent(jax.random.key(1), world, steps=1000, n_train=5000)
+    flow = FA.train_flowagent(jax.random.key(1), world, num_steps=1000, n_train=5000)
     agent = FA.FlowAgentPlanner(flow, repair=True)
     r = np.random.default_rng(0)
     s = r.integers(0, 12, N_EP)

@@ -4,10 +4,10 @@ Work: ray casting of a 64 x 128 equirectangular panorama (8,192 rays) through a 
 the spec's synthetic scene, with the memory-style soft occupancy ``0.9 occ + 0.05``), S = 128 samples per ray at
 ``delta = 0.5``: nearest-voxel lookup, transmittance, expected depth and opacity.
 
-- ours: ``jaxlab.generative.active_scene_render.raycast_depth`` under ``jax.jit`` (depth and opacity, samples
+- ours: ``jaxlab.generative.active_scene.raycast_depth`` under ``jax.jit`` (depth and opacity, samples
   composited chunk by chunk inside a ``lax.scan``); the full ``raycast`` (per-sample arrays materialised) is
   reported alongside as ``raycast_full_s``.
-- peer: the same ray casting as vectorised NumPy over rays x samples (``_active_scene_reference.raycast_numpy``;
+- peer: the same ray casting as vectorised NumPy over rays x samples (``active_scene.reference.raycast_numpy``;
   Open3D/octomap are not installed, and their ray casters answer a different question: first hits of meshes).
 - a second case casts the 64 candidate panoramas of one utility evaluation (32 x 64 each) with ``vmap``, against
   NumPy looping over the candidates.
@@ -27,8 +27,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.core.bench import calibration_gflops, emit, time_interleaved
-from jaxlab.generative._active_scene_reference import raycast_numpy
-from jaxlab.generative.active_scene_render import make_room_scene, pano_directions, raycast, raycast_depth
+from jaxlab.generative.active_scene import make_room_scene, pano_directions, raycast, raycast_depth
+from jaxlab.generative.active_scene.reference import raycast_numpy
 
 AREA = "active_scene"
 G, STEP, S = 32, 0.5, 128

@@ -29,7 +29,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from jaxlab.generative import active_scene as A
-from jaxlab.generative.active_scene_splat import fit_gaussians, gaussians_from_memory, render_gaussians
+from jaxlab.generative.active_scene import fit_gaussians, gaussians_from_memory, render_gaussians
 
 t_start = time.perf_counter()
 N_ROOMS, N_VIEWS = 3, 8

@@ -6,8 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlab.generative._active_scene_reference import raycast_numpy
-from jaxlab.generative.active_scene_render import (
+from jaxlab.generative.active_scene import (
     default_n_samples,
     make_room_scene,
     pano_directions,
@@ -15,6 +14,7 @@ from jaxlab.generative.active_scene_render import (
     raycast,
     surface_mask,
 )
+from jaxlab.generative.active_scene.reference import raycast_numpy
 
 
 def cube_room(G):

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from jaxlab.generative import active_scene as A
-from jaxlab.generative._active_scene_reference import render_gaussians_numpy
-from jaxlab.generative.active_scene_splat import Gaussians, fit_gaussians, gaussians_from_memory, render_gaussians
+from jaxlab.generative.active_scene.reference import render_gaussians_numpy
+from jaxlab.generative.active_scene.splat import Gaussians, fit_gaussians, gaussians_from_memory, render_gaussians
 
 CFG = A.ActiveConfig(pano_h=8, pano_w=16)
 

@@ -218,12 +218,13 @@ def test_stepwise_agent_picks_available_compatible_tools(world):
 def test_training_smoke(world):
     tasks = FA.training_tasks(jax.random.key(0), world, 512)
     assert tasks.tools.shape[1] == K and np.all((np.asarray(tasks.length) >= 1) & (np.asarray(tasks.length) <= 6))
-    model = FA.train_flowagent(jax.random.key(1), world, steps=30, batch=32, tasks=tasks, width=32)
+    model = FA.train_flowagent(jax.random.key(1), world, num_steps=30, batch_size=32, tasks=tasks, width=32)
     plan = FA.plan_flowagent(jax.random.key(2), model, world, 0, 5, jnp.ones(40, bool), 4)
     assert plan.shape == (K,) and plan.dtype == jnp.int32
     p = np.asarray(plan)
     assert np.all(p[np.argmax(p < 0):] < 0) if np.any(p < 0) else True  # -1 padding only at the end
-    pol = FA.train_stepwise(jax.random.key(3), world, steps=30, batch=32, tasks=tasks, width=32, kind="classify")
+    pol = FA.train_stepwise(jax.random.key(3), world, num_steps=30, batch_size=32, tasks=tasks, width=32,
+                            kind="classify")
     step = np.asarray(FA.StepwiseAgent(pol)(jax.random.key(4), world, 0, 5, jnp.ones(40, bool)))
     k = step[0]
     assert k >= 0 and int(world.tool_in[k]) == 0 and bool(world.seen[k]) and np.all(step[1:] == -1)
@@ -241,7 +242,7 @@ def test_transformer_velocity_net(world):
     assert float(jnp.max(jnp.abs(one(x[0], 0.3, c[1]) - v[0]))) > 1e-4  # the condition token is read
     assert float(jnp.max(jnp.abs(one(x[0], 0.7, c[0]) - v[0]))) > 1e-4  # so is the time
     with pytest.raises(ValueError, match="arch must be one of"):
-        FA.train_flowagent(jax.random.key(1), world, steps=2, arch="rnn")
+        FA.train_flowagent(jax.random.key(1), world, num_steps=2, arch="rnn")
     with pytest.raises(ValueError, match="width must be divisible by heads"):
         FA.TrajectoryTransformer(K, world.dim, width=30, heads=4, key=jax.random.key(0))
 
@@ -250,12 +251,12 @@ def test_transformer_velocity_net(world):
 def test_transformer_and_densified_training(world):
     """A short CFM run lowers the transformer's loss; a densified model plans K tools from its knots."""
     tasks = FA.training_tasks(jax.random.key(0), world, 512)
-    model, losses = FA.train_flowagent(jax.random.key(1), world, steps=60, batch=32, tasks=tasks, width=32,
+    model, losses = FA.train_flowagent(jax.random.key(1), world, num_steps=60, batch_size=32, tasks=tasks, width=32,
                                        arch="transformer", return_losses=True)
     assert isinstance(model, FA.TrajectoryTransformer)
     assert float(jnp.mean(losses[-10:])) < float(jnp.mean(losses[:10]))
     assert FA.plan_flowagent(jax.random.key(2), model, world, 0, 5, jnp.ones(40, bool), 4).shape == (K,)
-    dense = FA.train_flowagent(jax.random.key(1), world, steps=20, batch=16, tasks=tasks, width=32, densify=4)
+    dense = FA.train_flowagent(jax.random.key(1), world, num_steps=20, batch_size=16, tasks=tasks, width=32, densify=4)
     assert dense.K == 4 * K
     agent = FA.FlowAgentPlanner(dense, repair=True, densify=4)
     assert agent(jax.random.key(2), world, 0, 5, jnp.ones(40, bool)).shape == (K,)

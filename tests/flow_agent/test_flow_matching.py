@@ -28,10 +28,10 @@ def test_min_loss_closed_form_and_monte_carlo(s):
 def test_euler_gaussian_velocity_values_and_diffrax():
     u = lambda x, t, c: FM.gaussian_optimal_velocity(x, t, 2.0, 0.5)  # noqa: E731
     z = jnp.array([1.0])
-    assert float(FM.ode_sample(u, z, n_steps=1)[0]) == pytest.approx(2.0, abs=1e-12)
-    assert float(FM.ode_sample(u, z, n_steps=4)[0]) == pytest.approx(2.34054, abs=1e-5)
-    assert float(FM.ode_sample(u, z, n_steps=100)[0]) == pytest.approx(2.49265, abs=1e-5)
-    assert float(FM.ode_sample(u, z, n_steps=100, method="midpoint")[0]) == pytest.approx(2.5, abs=1e-3)
+    assert float(FM.ode_sample(u, z, num_steps=1)[0]) == pytest.approx(2.0, abs=1e-12)
+    assert float(FM.ode_sample(u, z, num_steps=4)[0]) == pytest.approx(2.34054, abs=1e-5)
+    assert float(FM.ode_sample(u, z, num_steps=100)[0]) == pytest.approx(2.49265, abs=1e-5)
+    assert float(FM.ode_sample(u, z, num_steps=100, method="midpoint")[0]) == pytest.approx(2.5, abs=1e-3)
     assert float(FM.ode_sample(u, z, method="diffrax", rtol=1e-8, atol=1e-8)[0]) == pytest.approx(2.5, abs=1e-6)
 
 
@@ -41,7 +41,7 @@ def test_euler_exact_on_the_straight_ot_flow(n_steps):
     m, s = 2.0, 0.5
     u = lambda x, t, c: m + (s - 1) * (x - t * m) / (1 - t + t * s)  # noqa: E731
     z = jnp.linspace(-2.0, 2.0, 5)
-    x1, traj = jax.vmap(lambda zi: FM.ode_sample(u, zi, n_steps=n_steps, return_traj=True))(z)
+    x1, traj = jax.vmap(lambda zi: FM.ode_sample(u, zi, num_steps=n_steps, return_traj=True))(z)
     np.testing.assert_allclose(x1, m + s * z, atol=1e-12)
     np.testing.assert_allclose(jax.vmap(FM.path_length_ratio)(traj[:, :, None]), 1.0, atol=1e-12)
 
@@ -150,7 +150,7 @@ def test_conversion_wrappers_give_identical_samplers():
     xr = x
     for a, b in itertools.pairwise(sig):
         xr = xr + (b - a) * v(xr, a, None)
-    np.testing.assert_allclose(xr, FM.ode_sample(u, x, n_steps=20), atol=1e-12)
+    np.testing.assert_allclose(xr, FM.ode_sample(u, x, num_steps=20), atol=1e-12)
 
 
 def test_cfm_fit_learns_the_gaussian_shift():
@@ -160,10 +160,10 @@ def test_cfm_fit_learns_the_gaussian_shift():
         ka, kb = jax.random.split(k)
         return jax.random.normal(ka, (256, 1)), 3 + jax.random.normal(kb, (256, 1)), None
 
-    model, info = FM.cfm_fit(jax.random.key(1), model, sample, steps=400)
+    model, info = FM.cfm_fit(jax.random.key(1), model, sample, num_steps=400)
     assert info.loss.shape == (400,)
     assert float(jnp.mean(info.loss[-50:])) < 0.6 * float(jnp.mean(info.loss[:10]))
-    x1 = jax.vmap(lambda z: FM.ode_sample(model, z, n_steps=20))(jax.random.normal(jax.random.key(2), (2000, 1)))
+    x1 = jax.vmap(lambda z: FM.ode_sample(model, z, num_steps=20))(jax.random.normal(jax.random.key(2), (2000, 1)))
     assert abs(float(jnp.mean(x1)) - 3) < 0.2 and abs(float(jnp.std(x1)) - 1) < 0.2
 
 
@@ -179,13 +179,13 @@ def test_cfm_fit_takes_an_optax_schedule():
         return jax.random.normal(ka, (16, 1)), 3 + jax.random.normal(kb, (16, 1)), None
 
     def fit(lr):
-        return FM.cfm_fit(jax.random.key(1), model, sample, steps=5, lr=lr)[0]
+        return FM.cfm_fit(jax.random.key(1), model, sample, num_steps=5, learning_rate=lr)[0]
 
     for a, b in zip(jax.tree.leaves(fit(1e-2)), jax.tree.leaves(fit(optax.constant_schedule(1e-2))), strict=True):
         np.testing.assert_array_equal(a, b)
     for a, b in zip(jax.tree.leaves(fit(optax.constant_schedule(0.0))), jax.tree.leaves(model), strict=True):
         np.testing.assert_array_equal(a, b)
-    with pytest.raises(ValueError, match="lr"):
+    with pytest.raises(ValueError, match="learning_rate"):
         fit(-1.0)
 
 
@@ -213,8 +213,8 @@ def test_bad_inputs():
         FM.cfm_loss(lambda a, b, c: a, jax.random.key(0), x, x, coupling="ot")
     with pytest.raises(ValueError, match="method must be one of"):
         FM.ode_sample(lambda a, b, c: a, x, method="rk4")
-    with pytest.raises(ValueError, match="n_steps must be >= 1"):
-        FM.ode_sample(lambda a, b, c: a, x, n_steps=0)
+    with pytest.raises(ValueError, match="num_steps must be >= 1"):
+        FM.ode_sample(lambda a, b, c: a, x, num_steps=0)
     with pytest.raises(TypeError, match="x0 must have a float dtype"):
         FM.cfm_path(jnp.zeros((4, 2), int), x, 0.5)
 
@@ -229,10 +229,10 @@ def test_rf_sampler_on_converted_velocity_equals_cfm_sampler(n_steps):
     z = jnp.linspace(-2.0, 2.0, 9)
     sig = RF.make_sigmas(n_steps)
     rf = RF.euler_sample(FM.cfm_to_rf_velocity(u), z, sig)
-    cfm = FM.ode_sample(u, z, n_steps=n_steps)
+    cfm = FM.ode_sample(u, z, num_steps=n_steps)
     np.testing.assert_allclose(rf, cfm, atol=1e-6)
     v = FM.cfm_to_rf_velocity(u)
     np.testing.assert_allclose(RF.euler_sample(v, z, sig), FM.ode_sample(FM.rf_to_cfm_velocity(v), z,
-                                                                        n_steps=n_steps), atol=1e-6)
+                                                                        num_steps=n_steps), atol=1e-6)
     if n_steps == 1:
         np.testing.assert_allclose(rf, 2.0 + 0 * z, atol=1e-12)  # one Euler step lands on m (F1 claim 1)

@@ -8,6 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from jaxlab.core.train import train_init
 from jaxlab.generative import rectified_flow as rf
 
 M, S = 2.0, 0.5
@@ -141,7 +142,7 @@ def test_tiny_mmdit_jit_vmap_and_batch_sampling(tiny):
 def test_token_matmul_primitive_equals_plain_matmul_under_every_transformation():
     """The token projection primitive (weight cotangent (x^T g)^T) against plain ``x @ w.T``: grad of vmap and
     vmap of grad (per-example weight gradients), batched weights, jvp / jacfwd / hessian, remat, nested vmap."""
-    from jaxlab.generative._mmdit import _token_matmul
+    from jaxlab.generative.semantic_flow.mmdit import _token_matmul
 
     w = jax.random.normal(jax.random.key(0), (5, 3))
     x = jax.random.normal(jax.random.key(1), (8, 4, 3))
@@ -176,7 +177,7 @@ def test_token_matmul_primitive_equals_plain_matmul_under_every_transformation()
 def test_tiny_mmdit_gradients_equal_plain_autodiff(tiny, monkeypatch):
     """RF-loss gradients of the whole network (vmapped over a batch) with the token primitive equal those of
     plain ``x @ W.T`` layers, to float64 rounding."""
-    from jaxlab.generative import _mmdit
+    from jaxlab.generative.semantic_flow import mmdit as _mmdit
 
     x = jax.random.normal(jax.random.key(2), (3, 16, 16, 3))
     cond = (jnp.tile(jnp.arange(1, 9), (3, 1)), jax.random.normal(jax.random.key(3), (3, 16, 16, 3)))
@@ -210,8 +211,9 @@ def test_rf_train_step_lowers_loss_to_near_the_gaussian_optimum():
     def data(k):
         return M + S * jax.random.normal(k, (128, 1))
 
-    st = rf.RFTrainState(params, opt.init(params))
-    st, losses = jax.lax.scan(lambda st, k: step(k, st, data(k)), st, jax.random.split(jax.random.key(1), 200))
+    st = train_init(params, opt)
+    st, info = jax.lax.scan(lambda st, k: step(k, st, data(k)), st, jax.random.split(jax.random.key(1), 200))
+    losses = info.loss
     oracle = rf.rf_loss(lambda x, s, c: gaussian_rf_velocity(x, s), jax.random.key(2), data(jax.random.key(3)))
     assert float(losses[0]) > 3.0
     assert float(jnp.mean(losses[-30:])) < float(oracle) * 1.25 + 0.05

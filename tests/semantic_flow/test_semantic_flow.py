@@ -9,6 +9,7 @@ import pytest
 
 from jaxlab.generative import rectified_flow as rf
 from jaxlab.generative import semantic_flow as sf
+from jaxlab.generative.semantic_flow import shapes
 
 CFG = sf.SemanticFlowConfig(blocks=(0,))
 
@@ -148,7 +149,7 @@ def test_toy_data_and_metrics_on_ground_truth():
     idx = jnp.arange(4)
     np.testing.assert_allclose(wins[idx, d["pos"]], d["meta"]["texture"])
     np.testing.assert_allclose(sf.anchor_windows(d["ref"])[:, 4], d["meta"]["texture"])
-    assert d["tokens"][0, 0] == sf.CONCEPT and int(d["tokens"][0, 1]) == sf.POS0 + int(d["pos"][0])
+    assert d["tokens"][0, 0] == shapes.CONCEPT and int(d["tokens"][0, 1]) == shapes.POS0 + int(d["pos"][0])
     np.testing.assert_allclose(sf.prompt_alignment(d["images"], d["meta"]), 1.0)
     np.testing.assert_allclose(sf.concept_fidelity(d["images"], d["ref"], d["pos"]), 1.0)
     np.testing.assert_allclose(sf.concept_fidelity(d["images"], d["ref"], d["pos"], metric="cosine"), 1.0, atol=1e-6)
@@ -164,7 +165,7 @@ def test_toy_data_and_metrics_on_ground_truth():
     wrong = {**d["meta"], "color2": (d["meta"]["color2"] + 1) % 6}
     np.testing.assert_allclose(sf.prompt_alignment(d["images"], wrong), 0.0)
     nc = sf.make_shapes_batch(jax.random.key(9), 4, concept=False)
-    assert float(jnp.max(jnp.abs(nc["ref"]))) == 0.0 and bool(jnp.all(nc["tokens"][:, 0] >= sf.COLOR0))
+    assert float(jnp.max(jnp.abs(nc["ref"]))) == 0.0 and bool(jnp.all(nc["tokens"][:, 0] >= shapes.COLOR0))
 
 
 def test_bad_inputs(setup):

@@ -1,5 +1,5 @@
 """SemanticFlow: tuning-free customization of a rectified-flow transformer with semantic perception (read-only
-probe token streams) and energy-guided rectification of the early sampling steps (spec ``generative.md`` (a)).
+probe token streams) and energy-guided rectification of the early sampling steps.
 
 Paper: "SemanticFlow: Tuning-Free Customization with Semantic Perception and Energy-Guided Rectification" (2026),
 known only through its abstract: authors, arXiv id and code were not located. Everything below is the spec's
@@ -9,7 +9,7 @@ arXiv:2411.15098); parts marked **[chosen]** are design choices, kept as configu
 
 Perception **[chosen]**: ``P`` probe tokens ``s_p`` are copies of the initial text-stream state of chosen prompt
 words (subject / context) and of the mean reference-stream state inside the reference subject mask (visual).
-They ride along through the frozen MM-DiT (:class:`~jaxlab.generative.rectified_flow.TinyMMDiT`), processed with
+They ride along through the frozen MM-DiT (:class:`~.mmdit.TinyMMDiT`), processed with
 the weights of the stream they were copied from, read-only: no real query sees a probe key, so the velocity is
 bit-identical with or without probes. Response map of probe ``p`` at block ``b``, head ``h``, noise ``sigma``:
 
@@ -38,67 +38,44 @@ Energy-guided rectification inside the Euler sampler, on the first ``ceil(rho N)
 left as it was) and ``SemanticFlowInfo.stopped`` reports it; the sampler never returns NaN images from guidance.
 With ``eta0 = 0``, ``rho = 0`` or ``n_inner = 0`` the unguided sampler is reproduced exactly.
 
-Toy customization task **[chosen]** (spec (a).3): 16x16x3 images in [-1, 1] on a grey (0) background; a
-"concept" is a 5x5 two-colour texture (horizontal/vertical stripes or checker, colours uniform in [-1, 1]^3,
-so every test concept is an unseen combination) that no word describes; prompts
-``<concept> POS [and COLOR SHAPE POS2]`` (8 tokens), the reference shows the texture at the centre anchor, the
-target at anchor POS of a 3x3 grid (5x5 windows at offsets 1, 6, 11); second objects are 5x5 squares, disks or
-crosses in one of 6 palette colours. Metrics: prompt alignment (concept window at POS is the best match among the
-9 anchors, and the second object's foreground mean colour is nearest to COLOR) and concept fidelity
-``1 - MSE(window at POS, texture)/4``.
+The toy customization task the claims measure this on is :mod:`jaxlab.generative.semantic_flow.shapes`.
 """
 
 from __future__ import annotations
 
-import functools
 import math
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.core.loop import run
-from jaxlab.core.validation import check_in_range, check_int, is_concrete
-from jaxlab.generative import rectified_flow as rf
+from jaxlab.core.algorithm import Algorithm, register_algorithm
+from jaxlab.core.validation import check_in_range, check_int, value_check
+from jaxlab.generative.semantic_flow import rectified_flow as rf
 
 __all__ = [
-    "ANCHORS",
-    "PALETTE",
     "ROLE_CONTEXT",
     "ROLE_SUBJECT",
     "ROLE_VISUAL",
     "ProbeSet",
     "SemanticFlowConfig",
     "SemanticFlowInfo",
+    "SemanticFlowState",
+    "SemanticFlowStepInfo",
     "aggregate_responses",
-    "anchor_token_mask",
-    "anchor_windows",
-    "concept_fidelity",
     "forward_with_probes",
     "make_probes",
-    "make_shapes_batch",
-    "prompt_alignment",
     "rectify_step",
     "semantic_energy",
+    "semanticflow_algorithm",
     "semanticflow_sample",
     "soft_mask",
-    "train_tiny_mmdit",
 ]
 
 ROLE_SUBJECT, ROLE_VISUAL, ROLE_CONTEXT = 0, 1, 2
 STREAM_TEXT, STREAM_REF = 0, 1
 _MODEL_STREAM = (0, 2)  # probe stream {0: text, 1: ref} -> TinyMMDiT stream index
-
-# toy vocabulary
-PAD, CONCEPT, AND = 0, 1, 2
-COLOR0, SHAPE0, POS0 = 3, 9, 12
-VOCAB = POS0 + 9
-PALETTE = np.array([[1, -1, -1], [-1, 1, -1], [-1, -1, 1], [1, 1, -1], [-1, 1, 1], [1, -1, 1]], np.float32)
-ANCHORS = (1, 6, 11)
-WIN = 5
-SIDE = 16
 
 
 class ProbeSet(NamedTuple):
@@ -265,10 +242,9 @@ def semantic_energy(R, roles, cfg: SemanticFlowConfig | None = None, masks=None)
     roles = jnp.asarray(roles)
     if R.ndim != 2 or roles.shape != (R.shape[0],):
         raise ValueError(f"roles must have shape ({R.shape[0]},) for responses of shape {R.shape}")
-    if cfg.lam_align > 0 and is_concrete(roles):
-        have = set(np.asarray(roles).tolist())
-        if ROLE_SUBJECT not in have or ROLE_VISUAL not in have:
-            raise ValueError("roles must include a subject (0) and a visual (1) probe when lam_align > 0")
+    if cfg.lam_align > 0:
+        roles = value_check(roles, lambda r: ~(jnp.any(r == ROLE_SUBJECT) & jnp.any(r == ROLE_VISUAL)),
+                            "roles must include a subject (0) and a visual (1) probe when lam_align > 0")
     M = soft_mask(R, cfg.mask_kappa, cfg.mask_tau) if masks is None else jax.lax.stop_gradient(masks)
     r_vis = _role_weights(roles, ROLE_VISUAL).astype(R.dtype) @ R
     m_subj = _role_weights(roles, ROLE_SUBJECT).astype(R.dtype) @ M
@@ -330,6 +306,106 @@ def _velocity(model, cfg_scale):
     return v
 
 
+class SemanticFlowState(NamedTuple):
+    """State of :func:`semanticflow_algorithm`.
+
+    Attributes:
+      x: the current latent ``(side, side, C)`` at ``sigmas[i]``.
+      i: int32 scalar, the number of Euler steps taken.
+      stopped: whether rectification stopped on a non-finite energy or gradient.
+      n_rectified: int32 scalar, the number of rectification updates applied.
+    """
+
+    x: jax.Array
+    i: jax.Array
+    stopped: jax.Array
+    n_rectified: jax.Array
+
+
+class SemanticFlowStepInfo(NamedTuple):
+    """Diagnostics of one step of :func:`semanticflow_algorithm`.
+
+    Attributes:
+      energies: ``(n_inner,)`` energy before each rectification (NaN on the unguided steps).
+      guided: whether the step was one of the first ``ceil(rho N)`` (rectified) steps.
+    """
+
+    energies: jax.Array
+    guided: jax.Array
+
+
+def semanticflow_algorithm(model: rf.TinyMMDiT, sigmas, cond, ref, probes: ProbeSet,
+                           cfg: SemanticFlowConfig | None = None, cfg_scale: float = 1.0) -> Algorithm:
+    """SemanticFlow's guided Euler sampler as an :class:`~jaxlab.core.Algorithm`, model, grid, prompt, reference
+    and probes bound once.
+
+    ``init(x0) -> SemanticFlowState`` at ``sigmas[0]``; ``step(key, state) -> (SemanticFlowState,
+    SemanticFlowStepInfo)`` applies, on the first ``ceil(rho N)`` steps, ``n_inner`` guarded rectifications
+    ``x <- x - eta0 sigma_i g / (rms(g) + 1e-8)`` and then, on every step, the Euler step
+    ``x <- x + (sigma_{i+1} - sigma_i) v(x, sigma_i, c)`` (``key`` is ignored). ``N`` steps of it give
+    :func:`semanticflow_sample`'s image.
+
+    Args:
+      model: a :class:`~.mmdit.TinyMMDiT` with a reference stream.
+      sigmas: the ``(N + 1,)`` grid from 1 to 0.
+      cond: the prompt tokens ``(text_len,)``.
+      ref: the reference image or its tokens.
+      probes: the :class:`ProbeSet`.
+      cfg: the :class:`SemanticFlowConfig`.
+      cfg_scale: classifier-free guidance scale of the velocity.
+
+    Returns:
+      ``Algorithm(init, step)``.
+
+    Raises:
+      ValueError: a bad configuration, probes, reference or grid.
+    """
+    cfg = SemanticFlowConfig() if cfg is None else cfg
+    _check_config(cfg, len(model.blocks))
+    _check_probes(model, probes)
+    ref = _check_ref(model, ref)
+    sigmas = rf._check_sigmas(sigmas)
+    shape = (model.side, model.side, model.channels)
+    n = sigmas.shape[0] - 1
+    n_early = min(n, math.ceil(cfg.rho * n)) if cfg.n_inner > 0 else 0
+    vel = _velocity(model, cfg_scale)
+    c = (cond, ref)
+
+    def init(x0) -> SemanticFlowState:
+        x0 = jnp.asarray(x0)
+        if x0.shape != shape:
+            raise ValueError(f"x0 must have shape {shape}, got {x0.shape}")
+        return SemanticFlowState(x0, jnp.zeros((), jnp.int32), jnp.zeros((), bool), jnp.zeros((), jnp.int32))
+
+    def guided(state):
+        def inner(ic, _):
+            x, stp, cnt = ic
+            x_new, e, ok, _ = _rectify(model, x, sigmas[state.i], cond, ref, probes, cfg)
+            go = ~stp & ok
+            return (jnp.where(go, x_new, x), stp | ~ok, cnt + go.astype(jnp.int32)), e
+
+        (x, stopped, count), es = jax.lax.scan(inner, (state.x, state.stopped, state.n_rectified), None,
+                                               length=cfg.n_inner)
+        return x, stopped, count, es
+
+    def step(key, state: SemanticFlowState) -> tuple[SemanticFlowState, SemanticFlowStepInfo]:
+        del key
+        if n_early == 0:
+            x, stopped, count = state.x, state.stopped, state.n_rectified
+            es = jnp.full((cfg.n_inner,), jnp.nan, state.x.dtype)
+        else:
+            es_type = jax.eval_shape(guided, state)[3]
+
+            def plain(st):
+                return st.x, st.stopped, st.n_rectified, jnp.full(es_type.shape, jnp.nan, es_type.dtype)
+
+            x, stopped, count, es = jax.lax.cond(state.i < n_early, guided, plain, state)
+        st = rf.euler_step(rf.EulerState(x, state.i), vel(x, sigmas[state.i], c), sigmas)
+        return SemanticFlowState(st.x, st.i, stopped, count), SemanticFlowStepInfo(es, state.i < n_early)
+
+    return Algorithm(init, step)
+
+
 def semanticflow_sample(model: rf.TinyMMDiT, key_or_x_init, sigmas, cond, ref, probes: ProbeSet,
                         cfg: SemanticFlowConfig | None = None, cfg_scale: float = 1.0):
     """SemanticFlow sampling of one image: Euler along ``sigmas`` (1 -> 0) with energy-guided rectification on
@@ -371,155 +447,16 @@ def semanticflow_sample(model: rf.TinyMMDiT, key_or_x_init, sigmas, cond, ref, p
     return x, SemanticFlowInfo(energies.reshape(n_early, cfg.n_inner), stopped, count)
 
 
-# ----------------------------------------------------------------------------- toy customization task
+def _semanticflow_example(key):
+    """Tiny instance: a random 8x8 one-block MM-DiT, two text probes and a visual probe, 6 Euler steps."""
+    model = rf.TinyMMDiT(key, side=8, width=8, heads=2, depth=1, zero_init=False)
+    tokens = jnp.array([1, 12, 2, 3, 9, 13, 0, 0], jnp.int32)
+    ref = jnp.zeros((8, 8, 3))
+    probes = make_probes(model, tokens, (0, 1), ref)
+    cfg = SemanticFlowConfig(blocks=(0,), rho=0.5)
+    algo = semanticflow_algorithm(model, rf.make_sigmas(6), tokens, ref, probes, cfg)
+    return algo, algo.init(jax.random.normal(jax.random.fold_in(key, 1), (8, 8, 3))), None
 
 
-def _shape_masks() -> np.ndarray:
-    r, c = np.mgrid[0:WIN, 0:WIN]
-    square = np.ones((WIN, WIN))
-    disk = ((r - 2) ** 2 + (c - 2) ** 2 <= 5).astype(float)
-    cross = ((r == 2) | (c == 2)).astype(float)
-    return np.stack([square, disk, cross]).astype(np.float32)
+register_algorithm("semanticflow", semanticflow_algorithm, _semanticflow_example, area="semantic_flow")
 
-
-def _texture(key):
-    k1, k2 = jax.random.split(key)
-    kind = jax.random.randint(k1, (), 0, 3)
-    r, c = jnp.mgrid[0:WIN, 0:WIN]
-    pat = jnp.stack([r % 2, c % 2, (r + c) % 2])[kind].astype(bool)
-    cols = jax.random.uniform(k2, (2, 3), jnp.float32, minval=-1.0, maxval=1.0)
-    return jnp.where(pat[..., None], cols[0], cols[1])
-
-
-def _place(img, patch, pos):
-    r, c = jnp.asarray(ANCHORS)[pos // 3], jnp.asarray(ANCHORS)[pos % 3]
-    return jax.lax.dynamic_update_slice(img, patch, (r, c, 0))
-
-
-def _one_example(key, concept: bool, p_second: float):
-    k = jax.random.split(key, 8)
-    pos = jax.random.randint(k[0], (), 0, 9)
-    pos2 = (pos + 1 + jax.random.randint(k[1], (), 0, 8)) % 9
-    has2 = jax.random.uniform(k[2]) < p_second
-    color2, shape2 = jax.random.randint(k[3], (), 0, 6), jax.random.randint(k[4], (), 0, 3)
-    masks = jnp.asarray(_shape_masks())
-    pal = jnp.asarray(PALETTE)
-    if concept:
-        tex = _texture(k[5])
-    else:
-        c1, s1 = jax.random.randint(k[6], (), 0, 6), jax.random.randint(k[7], (), 0, 3)
-        tex = masks[s1][..., None] * pal[c1]
-    obj2 = masks[shape2][..., None] * pal[color2]
-    blank = jnp.zeros((SIDE, SIDE, 3), jnp.float32)
-    img = _place(blank, tex, pos)
-    img = jnp.where(has2, _place(img, obj2, pos2), img)
-    ref = _place(blank, tex, 4) if concept else blank
-    head = [CONCEPT, POS0 + pos] if concept else [COLOR0 + c1, SHAPE0 + s1, POS0 + pos]
-    tail = [AND, COLOR0 + color2, SHAPE0 + shape2, POS0 + pos2]
-    pad = [PAD] * 8
-
-    def words(ws):
-        return jnp.stack([jnp.asarray(w, jnp.int32) for w in (ws + pad)[:8]])
-
-    tokens = jnp.where(has2, words(head + tail), words(head))
-    meta = {"pos": pos, "has2": has2, "color2": color2, "shape2": shape2, "pos2": pos2, "texture": tex}
-    return img, tokens, ref, meta
-
-
-def make_shapes_batch(key, n: int, *, concept: bool = True, p_second: float = 0.5) -> dict:
-    """``n`` toy customization examples: ``images (n,16,16,3)``, ``tokens (n,8)``, ``ref (n,16,16,3)``,
-    ``pos (n,)`` and ``meta`` (``pos, has2, color2, shape2, pos2, texture (n,5,5,3)``). With ``concept=False``
-    the first object is a described ``COLOR SHAPE`` and the reference is blank."""
-    n = check_int(n, "n", min_value=1)
-    check_in_range(p_second, "p_second", 0.0, 1.0)
-    return _shapes_batch(key, n, bool(concept), float(p_second))
-
-
-@functools.partial(jax.jit, static_argnums=(1, 2, 3))
-def _shapes_batch(key, n: int, concept: bool, p_second: float) -> dict:
-    img, tok, ref, meta = jax.vmap(lambda k: _one_example(k, concept, p_second))(jax.random.split(key, n))
-    return {"images": img, "tokens": tok, "ref": ref, "pos": meta["pos"], "meta": meta}
-
-
-def anchor_token_mask(pos, patch: int = 4):
-    """``(Nx,)`` mask of the ``patch x patch`` tokens of a 16x16 image that overlap the 5x5 window of anchor
-    ``pos`` (a 2x2 block of tokens for patch 4: chance level of a uniformly random token is 4/16)."""
-    g = SIDE // patch
-    lo = jnp.arange(g) * patch
-    a = jnp.asarray(ANCHORS)
-    rows = (lo < a[pos // 3] + WIN) & (lo + patch > a[pos // 3])
-    cols = (lo < a[pos % 3] + WIN) & (lo + patch > a[pos % 3])
-    return (rows[:, None] & cols[None, :]).reshape(-1)
-
-
-def anchor_windows(images):
-    """The nine 5x5 anchor windows of ``images (B,16,16,3)``: ``(B, 9, 5, 5, 3)``."""
-    images = jnp.asarray(images)
-    if images.ndim != 4 or images.shape[1:] != (SIDE, SIDE, 3):
-        raise ValueError(f"images must have shape (B, {SIDE}, {SIDE}, 3), got {images.shape}")
-    return jnp.stack([images[:, r:r + WIN, c:c + WIN] for r in ANCHORS for c in ANCHORS], axis=1)
-
-
-def concept_fidelity(images, ref, pos, *, metric: str = "mse"):
-    """Per image: ``1 - MSE(window at POS, reference texture)/4`` (``metric="mse"``) or the cosine similarity of
-    the two flattened windows (``"cosine"``); the texture is the reference's centre window."""
-    win = jnp.take_along_axis(anchor_windows(images), jnp.asarray(pos)[:, None, None, None, None], 1)[:, 0]
-    tex = anchor_windows(ref)[:, 4]
-    a, b = win.reshape(win.shape[0], -1), tex.reshape(tex.shape[0], -1)
-    if metric == "mse":
-        return 1 - jnp.mean((a - b) ** 2, axis=1) / 4
-    if metric == "cosine":
-        return jnp.sum(a * b, 1) / jnp.maximum(jnp.linalg.norm(a, axis=1) * jnp.linalg.norm(b, axis=1), 1e-12)
-    raise ValueError(f"metric must be 'mse' or 'cosine', got {metric!r}")
-
-
-def prompt_alignment(images, meta):
-    """Per prompt, 1.0 when every clause holds: the concept window at POS has the smallest MSE to the texture
-    among the 9 anchors, and (if present) the second object's foreground mean colour (pixels with norm > 0.5)
-    at POS2 is nearest to COLOR in the palette."""
-    wins = anchor_windows(images)
-    b = wins.shape[0]
-    mse = jnp.mean((wins - meta["texture"][:, None]) ** 2, axis=(2, 3, 4))
-    ok1 = jnp.argmin(mse, axis=1) == meta["pos"]
-    w2 = jnp.take_along_axis(wins, meta["pos2"][:, None, None, None, None], 1)[:, 0].reshape(b, -1, 3)
-    fg = (jnp.linalg.norm(w2, axis=-1) > 0.5).astype(w2.dtype)
-    mean_c = jnp.sum(w2 * fg[..., None], 1) / jnp.maximum(jnp.sum(fg, 1), 1.0)[:, None]
-    nearest = jnp.argmin(jnp.sum((mean_c[:, None] - jnp.asarray(PALETTE)) ** 2, -1), axis=1)
-    ok2 = (jnp.sum(fg, 1) > 0) & (nearest == meta["color2"])
-    return (ok1 & (~meta["has2"] | ok2)).astype(jnp.float32)
-
-
-def train_tiny_mmdit(key, n_steps: int = 3000, batch: int = 128, *, model: rf.TinyMMDiT | None = None,
-                     lr: float = 1e-3, p_drop_ref: float = 0.3, p_drop_text: float = 0.1,
-                     sigma_kind: str = "logit_normal", return_losses: bool = False, **model_kwargs: Any):
-    """Train a :class:`TinyMMDiT` on the toy task with the RF loss (logit-normal sigma, AdamW, clip 1.0), one
-    ``lax.scan`` over the steps; batches mix concept and described-shape prompts, the reference is dropped
-    (zeroed) with probability ``p_drop_ref`` and the prompt with ``p_drop_text`` (for CFG)."""
-    n_steps = check_int(n_steps, "n_steps", min_value=1)
-    batch = check_int(batch, "batch", min_value=2)
-    k_model, k_train = jax.random.split(key)
-    model = rf.TinyMMDiT(k_model, vocab=24, **model_kwargs) if model is None else model
-    params, static = eqx.partition(model, eqx.is_inexact_array)
-    opt = rf.rf_optimizer(lr)
-
-    def loss_fn(m, k, data):
-        return rf.rf_loss(m, k, data["images"], (data["tokens"], data["ref"]), sigma_kind=sigma_kind)
-
-    step = rf.rf_train_step(opt, static, loss_fn)
-
-    def body(k, state):
-        k1, k2, k3, k4, k5 = jax.random.split(k, 5)
-        half = batch // 2
-        a = make_shapes_batch(k1, half)
-        b = make_shapes_batch(k2, batch - half, concept=False)
-        data = jax.tree.map(lambda u, w: jnp.concatenate([u, w]), a, b)
-        keep_ref = jax.random.uniform(k3, (batch, 1, 1, 1)) >= p_drop_ref
-        keep_txt = jax.random.uniform(k4, (batch, 1)) >= p_drop_text
-        data = {**data, "ref": data["ref"] * keep_ref, "tokens": data["tokens"] * keep_txt}
-        return step(k5, state, data)
-
-    state0 = rf.RFTrainState(params, opt.init(params))
-    state, trace = jax.jit(lambda s, k: run(body, s, k, n_steps))(state0, k_train)
-    losses = trace.infos
-    trained = eqx.combine(state.params, static)
-    return (trained, losses) if return_losses else trained

@@ -1,4 +1,4 @@
-"""Claims of conditional flow matching (spec ``generative.md`` F2) and FlowAgent (section (b).4), area
+"""Claims of conditional flow matching and FlowAgent, area
 ``flow_agent``: the Gaussian CFM loss floor ``s pi / 2``, a trained 1-D flow, Sinkhorn vs the exact assignment,
 OT-CFM straightness, FlowAgent's decoding margin and Gronwall bound, and the closed-loop comparisons of
 FlowAgent with the step-wise baselines (horizon curve, unseen tools).
@@ -19,13 +19,13 @@ import numpy as np
 import optax
 import scipy.optimize
 
-from jaxlab.core.claims import ClaimResult, claim
+from jaxlab.core import ClaimResult, claim
 from jaxlab.generative import flow_agent as FA
-from jaxlab.generative import flow_matching as FM
-from jaxlab.generative._papers import FLOW_MATCHING, FLOWAGENT, OT_CFM
+from jaxlab.generative.flow_agent import flow_matching as FM
+from jaxlab.generative.flow_agent.papers import FLOW_MATCHING, FLOWAGENT, OT_CFM
 
 TITLE = "Conditional flow matching and FlowAgent: CFM loss floor, minibatch OT, decoding margin, closed-loop agents"
-MODULES = ("jaxlab.generative.flow_matching", "jaxlab.generative.flow_agent")
+MODULES = ("jaxlab.generative.flow_agent.flow_matching", "jaxlab.generative.flow_agent")
 
 _AREA = "flow_agent"
 P_FAILS = (0.0, 0.1, 0.2)
@@ -61,11 +61,12 @@ def cfm_trained_mlp_reaches_the_floor() -> ClaimResult:
         ka, kb = jax.random.split(k)
         return jax.random.normal(ka, (512, 1)), 3 + jax.random.normal(kb, (512, 1)), None
 
-    model, _ = FM.cfm_fit(jax.random.key(1), model, sample, steps=2000, lr=optax.cosine_decay_schedule(1e-3, 2000))
+    model, _ = FM.cfm_fit(jax.random.key(1), model, sample, num_steps=2000,
+                          learning_rate=optax.cosine_decay_schedule(1e-3, 2000))
     ka, kb, kc, kd = jax.random.split(jax.random.key(2), 4)
     x0, x1 = jax.random.normal(ka, (100_000, 1)), 3 + jax.random.normal(kb, (100_000, 1))
     excess = float(FM.cfm_loss(model, kc, x0, x1)) / (np.pi / 2) - 1
-    xs = jax.jit(jax.vmap(lambda z: FM.ode_sample(model, z, n_steps=100)))(jax.random.normal(kd, (100_000, 1)))
+    xs = jax.jit(jax.vmap(lambda z: FM.ode_sample(model, z, num_steps=100)))(jax.random.normal(kd, (100_000, 1)))
     mean, std = float(jnp.mean(xs)), float(jnp.std(xs))
     ok = -0.01 <= excess <= 0.05 and abs(mean - 3) <= 0.05 and abs(std - 1) <= 0.05
     return ClaimResult(excess, "in [-0.01, 0.05]", 0.05, ok, details=f"samples mean {mean:.4f}, std {std:.4f}")
@@ -120,9 +121,9 @@ def ot_cfm_paths_are_straighter() -> ClaimResult:
             ka, kb = jax.random.split(k)
             return _eight_gaussians(ka, 256), _moons(kb, 256), None
 
-        model, _ = FM.cfm_fit(jax.random.key(1), model, sample, steps=2000, coupling=coupling)
+        model, _ = FM.cfm_fit(jax.random.key(1), model, sample, num_steps=2000, coupling=coupling)
         z = _eight_gaussians(jax.random.key(2), 1000)
-        _, traj = jax.jit(jax.vmap(lambda x, m=model: FM.ode_sample(m, x, n_steps=100, return_traj=True)))(z)
+        _, traj = jax.jit(jax.vmap(lambda x, m=model: FM.ode_sample(m, x, num_steps=100, return_traj=True)))(z)
         ratios[coupling] = float(jnp.mean(jax.vmap(FM.path_length_ratio)(traj)))
     r_i, r_ot = ratios["independent"], ratios["ot_exact"]
     return ClaimResult.at_most((r_ot - 1) / (r_i - 1), 1.0, details=f"path-length ratio I-CFM {r_i:.4f}, "
@@ -178,8 +179,8 @@ def gronwall_endpoint_deviation() -> ClaimResult:
     Gronwall bound eps (e^L - 1) / L with equality; measured = relative error of Euler with 1,000 steps
     (tolerance 1e-3), eps = 1e-2, x(0) = 0.7."""
     eps, x0 = 1e-2, jnp.array([0.7])
-    a = FM.ode_sample(lambda x, t, c: x, x0, n_steps=1000)
-    b = FM.ode_sample(lambda x, t, c: x + eps, x0, n_steps=1000)
+    a = FM.ode_sample(lambda x, t, c: x, x0, num_steps=1000)
+    b = FM.ode_sample(lambda x, t, c: x + eps, x0, num_steps=1000)
     exact = eps * (np.e - 1)
     return ClaimResult.close(float((b - a)[0]) / exact, 1.0, atol=1e-3,
                              details=f"deviation {float((b - a)[0]):.6e}, eps (e - 1) = {exact:.6e}")

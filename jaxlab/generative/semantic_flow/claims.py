@@ -1,7 +1,7 @@
-"""Claims of rectified flow (spec ``generative.md`` F1) and SemanticFlow (section (a).4), area ``semantic_flow``.
+"""Claims of rectified flow and SemanticFlow, area ``semantic_flow``.
 
 F1: Euler on the analytic Gaussian velocity (N = 1, 4, 100 and the 1/N error constant), the SD3/FLUX schedule
-values, RF <-> CFM conventions (through :mod:`jaxlab.generative.flow_matching`'s wrappers) and joint-attention
+values, RF <-> CFM conventions (through the flow-matching wrappers) and joint-attention
 identities. SemanticFlow (paper text not available; the method is the spec's reconstruction): read-only probes,
 exact reduction with guidance off, energy descent of a rectification step, response maps on the simplex (quick,
 on a small random TinyMMDiT), then on a TinyMMDiT trained on the toy customization task (not quick): perception
@@ -25,14 +25,19 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.core.claims import ClaimResult, claim
-from jaxlab.generative import flow_matching as fm
-from jaxlab.generative import rectified_flow as rf
+from jaxlab.core import ClaimResult, claim
 from jaxlab.generative import semantic_flow as sf
-from jaxlab.generative._papers import RECTIFIED_FLOW, SD3, SEMANTICFLOW
+from jaxlab.generative.flow_agent import flow_matching as fm
+from jaxlab.generative.semantic_flow import rectified_flow as rf
+from jaxlab.generative.semantic_flow.papers import RECTIFIED_FLOW, SD3, SEMANTICFLOW
 
 TITLE = "Rectified flow (Euler/diffrax, SD3/FLUX schedules, MM-DiT) and SemanticFlow probes + energy guidance"
-MODULES = ("jaxlab.generative.rectified_flow", "jaxlab.generative.semantic_flow")
+MODULES = (
+    "jaxlab.generative.semantic_flow.rectified_flow",
+    "jaxlab.generative.semantic_flow.mmdit",
+    "jaxlab.generative.semantic_flow.guidance",
+    "jaxlab.generative.semantic_flow.shapes",
+)
 
 _AREA = "semantic_flow"
 STEPS, BATCH, LR = 1500, 64, 3e-3
@@ -73,7 +78,7 @@ def rf_and_cfm_conventions_agree() -> ClaimResult:
     x0 = jax.random.normal(jax.random.key(0), (64,))
     u = lambda x, t, c=None: fm.gaussian_optimal_velocity(x, t, 2.0, 0.5)  # noqa: E731
     rf_out = jax.vmap(lambda x: rf.euler_sample(fm.cfm_to_rf_velocity(u), x, rf.make_sigmas(50)))(x0)
-    cfm_out = jax.vmap(lambda x: fm.ode_sample(u, x, n_steps=50))(x0)
+    cfm_out = jax.vmap(lambda x: fm.ode_sample(u, x, num_steps=50))(x0)
     return ClaimResult.at_most(float(jnp.max(jnp.abs(rf_out - cfm_out))), 1e-6, details="64 points, 50 steps")
 
 
@@ -179,7 +184,7 @@ def response_maps_are_distributions() -> ClaimResult:
 
 @functools.cache
 def _trained():
-    return sf.train_tiny_mmdit(jax.random.key(0), STEPS, BATCH, lr=LR)
+    return sf.train_tiny_mmdit(jax.random.key(0), STEPS, BATCH, learning_rate=LR)
 
 
 @functools.cache

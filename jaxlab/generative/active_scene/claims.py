@@ -1,4 +1,4 @@
-"""Claims of ActPano3D's small-scale core (area ``active_scene``; spec ``generative.md`` section (d).4): ray
+"""Claims of ActPano3D's small-scale core (area ``active_scene``): ray
 casting closed forms (cube room, homogeneous slab, single wall), the visible entropy of a ray through unknown
 cells, the three-hit fusion arithmetic, active vs passive exploration over 10 seeded rooms, and the effect of
 reliability-aware fusion on floaters. The paper's text was not available: every mechanism is the spec's
@@ -13,13 +13,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.core.claims import ClaimResult, claim
+from jaxlab.core import ClaimResult, claim
 from jaxlab.generative import active_scene as A
-from jaxlab.generative._papers import ACTPANO
-from jaxlab.generative.active_scene_render import default_n_samples, pano_directions, pixel_solid_angle_weights
+from jaxlab.generative.active_scene.papers import ACTPANO
+from jaxlab.generative.active_scene.raycast import default_n_samples, pano_directions, pixel_solid_angle_weights
 
 TITLE = "ActPano3D: panoramic ray casting, reliability-aware fusion and utility-driven exploration"
-MODULES = ("jaxlab.generative.active_scene", "jaxlab.generative.active_scene_render")
+MODULES = ("jaxlab.generative.active_scene",)
 
 _AREA = "active_scene"
 N_ROOMS = 10

@@ -1,4 +1,4 @@
-r"""Conditional flow matching (spec ``generative.md`` F2): probability paths, the CFM loss with independent and
+r"""Conditional flow matching: probability paths, the CFM loss with independent and
 minibatch optimal-transport couplings, log-domain Sinkhorn, ODE sampling from t = 0 to 1, the analytic Gaussian
 velocity, and the converters between the CFM and rectified-flow (RF) time conventions.
 
@@ -37,7 +37,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-import diffrax
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -45,14 +44,16 @@ import numpy as np
 import scipy.optimize
 from jaxtyping import Array, Float, Int
 
+from jaxlab.core.algorithm import Algorithm, register_algorithm
+from jaxlab.core.deprecation import renamed_kwargs
 from jaxlab.core.loop import run
+from jaxlab.core.train import trainer
 from jaxlab.core.validation import as_array, check_in_range, check_int, check_positive
-from jaxlab.generative.rectified_flow import (  # the convention wrappers live with the RF API (spec F1)
-    RFTrainState,
+from jaxlab.generative.ode import check_velocity, diffrax_ode_sample, grid_ode_algorithm, grid_ode_sample
+from jaxlab.generative.semantic_flow.rectified_flow import (  # the convention wrappers live with the RF API
     cfm_to_rf_velocity,
     rf_optimizer,
     rf_to_cfm_velocity,
-    rf_train_step,
 )
 
 __all__ = [
@@ -64,6 +65,7 @@ __all__ = [
     "cfm_to_rf_velocity",
     "gaussian_min_loss",
     "gaussian_optimal_velocity",
+    "ode_algorithm",
     "ode_sample",
     "ot_pairing",
     "path_length_ratio",
@@ -107,8 +109,8 @@ def cfm_path(x0: Float[Array, "B ..."], x1: Float[Array, "B ..."], t: Float[Arra
     t = as_array(t, "t", ndim=(0, 1))
     if t.ndim == 1 and t.shape[0] != x0.shape[0]:
         raise ValueError(f"t must be a scalar or have shape ({x0.shape[0]},), got shape {t.shape}")
-    check_in_range(t, "t", 0.0, 1.0)
-    check_positive(sigma, "sigma", strict=False)
+    t = check_in_range(t, "t", 0.0, 1.0)
+    sigma = check_positive(sigma, "sigma", strict=False)
     if kind not in _KINDS:
         raise ValueError(f"kind must be one of {_KINDS}, got {kind!r}")
     tb = t.reshape(t.shape + (1,) * (x0.ndim - t.ndim)).astype(x0.dtype)
@@ -129,7 +131,7 @@ def sinkhorn_log(cost: Float[Array, "n m"], epsilon: float, n_iters: int) -> tup
 
     Returns ``(plan (n, m), f (n,), g (m,))``; ``n_iters`` (g, f) updates under ``lax.fori_loop``."""
     cost = as_array(cost, "cost", ndim=2)
-    check_positive(epsilon, "epsilon")
+    epsilon = check_positive(epsilon, "epsilon")
     n_iters = check_int(n_iters, "n_iters", min_value=1)
     n, m = cost.shape
     log_a, log_b = -jnp.log(n), -jnp.log(m)
@@ -179,7 +181,7 @@ def ot_pairing(key: Any, x0: Float[Array, "B ..."], x1: Float[Array, "B ..."], *
     n_iters = check_int(n_iters, "n_iters", min_value=1)
     if epsilon is None:
         epsilon = 0.05
-    check_positive(epsilon, "epsilon")
+    epsilon = check_positive(epsilon, "epsilon")
     if method == "exact_1d":
         if x0[0].size != 1:
             raise ValueError(f"method='exact_1d' needs one feature per sample, got x0 of shape {x0.shape}")
@@ -205,7 +207,7 @@ def cfm_loss(model: VelocityFn, key: Any, x0: Float[Array, "B ..."], x1: Float[A
     x0, x1 = _pair(x0, x1)
     if coupling not in _COUPLINGS:
         raise ValueError(f"coupling must be one of {_COUPLINGS}, got {coupling!r}")
-    check_positive(sigma, "sigma", strict=False)
+    sigma = check_positive(sigma, "sigma", strict=False)
     kt, kn, kp = jax.random.split(key, 3)
     B = x0.shape[0]
     if coupling != "independent":
@@ -230,7 +232,7 @@ def gaussian_optimal_velocity(x: Array, t: Array, m: float | Array, s: float | A
     """Marginal velocity ``u*(x, t) = m + a(t)(x - t m)`` of I-CFM from ``N(0, 1)`` to ``N(m, s^2)``
     (per coordinate), ``a(t) = (t s^2 - (1 - t)) / ((1 - t)^2 + t^2 s^2)``."""
     x = as_array(x, "x")
-    check_positive(s, "s")
+    s = check_positive(s, "s")
     a = (t * s**2 - (1 - t)) / ((1 - t) ** 2 + t**2 * s**2)
     return m + a * (x - t * m)
 
@@ -241,37 +243,81 @@ def gaussian_min_loss(s: float) -> float:
     return float(s) * np.pi / 2
 
 
-def ode_sample(velocity_fn: VelocityFn, x0: Array, cond: Any = None, *, n_steps: int = 100,
+def ode_algorithm(velocity_fn: VelocityFn, cond: Any = None, *, num_steps: int = 100,
+                  method: str = "euler") -> Algorithm:
+    """The fixed-step CFM sampler (t from 0 to 1) as an :class:`~jaxlab.core.Algorithm`.
+
+    ``init(x0) -> EulerState``; ``step(key, state) -> (EulerState, EulerInfo)`` takes one Euler or midpoint step
+    of size ``1 / num_steps`` on ``dx/dt = velocity_fn(x, t, cond)`` (``key`` is ignored). Run it ``num_steps``
+    steps (:func:`ode_sample` does).
+
+    Args:
+      velocity_fn: ``u(x, t, cond)`` on one sample, returning ``x``'s shape.
+      cond: the condition passed to ``velocity_fn``.
+      num_steps: the number of uniform steps (>= 1).
+      method: ``"euler"`` or ``"midpoint"``.
+
+    Returns:
+      ``Algorithm(init, step)``.
+
+    Raises:
+      ValueError: ``num_steps < 1`` or an unknown ``method``.
+    """
+    num_steps = check_int(num_steps, "num_steps", min_value=1)
+    if method not in ("euler", "midpoint"):
+        raise ValueError(f"method must be 'euler' or 'midpoint' (or 'diffrax' in ode_sample), got {method!r}")
+
+    def init(x0):
+        x0 = as_array(x0, "x0")
+        return grid_ode_algorithm(velocity_fn, _grid(num_steps, x0.dtype), cond, method=method).init(x0)
+
+    def step(key, state):
+        grid = _grid(num_steps, state.x.dtype)
+        return grid_ode_algorithm(velocity_fn, grid, cond, method=method).step(key, state)
+
+    return Algorithm(init, step)
+
+
+def _grid(num_steps: int, dtype: Any) -> Array:
+    return jnp.linspace(0.0, 1.0, num_steps + 1, dtype=dtype)
+
+
+@renamed_kwargs(n_steps="num_steps")
+def ode_sample(velocity_fn: VelocityFn, x0: Array, cond: Any = None, *, num_steps: int = 100,
                method: str = "euler", return_traj: bool = False, rtol: float = 1e-5,
                atol: float = 1e-5) -> Array | tuple[Array, Array]:
     """Integrate ``dx/dt = velocity_fn(x, t, cond)`` from t = 0 to 1 starting at ``x0``.
 
-    ``"euler"``/``"midpoint"``: ``n_steps`` uniform steps under ``lax.scan``; ``"diffrax"``: adaptive Tsit5
-    (``rtol``/``atol``, first step ``1/n_steps``). ``return_traj`` also returns the states at
-    ``t_i = i/n_steps`` (shape ``(n_steps + 1, *x0.shape)``)."""
-    x0 = as_array(x0, "x0")
-    n_steps = check_int(n_steps, "n_steps", min_value=1)
+    ``"euler"``/``"midpoint"``: ``num_steps`` uniform steps (:func:`ode_algorithm` driven by
+    :func:`jaxlab.core.run`); ``"diffrax"``: adaptive Tsit5 (``rtol``/``atol``, first step ``1/num_steps``).
+    The same integrator (:mod:`jaxlab.generative.ode`) serves the rectified-flow samplers.
+
+    Args:
+      velocity_fn: ``u(x, t, cond)`` on one sample, returning an array of ``x0``'s shape.
+      x0: the start point (noise), any shape, finite.
+      cond: the condition passed to ``velocity_fn``.
+      num_steps: the number of steps (>= 1; ``n_steps`` is its deprecated name).
+      method: ``"euler"``, ``"midpoint"`` or ``"diffrax"``.
+      return_traj: also return the states at ``t_i = i/num_steps`` (shape ``(num_steps + 1, *x0.shape)``).
+      rtol, atol: diffrax's tolerances.
+
+    Returns:
+      ``x(1)``, or ``(x(1), trajectory)``.
+
+    Raises:
+      ValueError: ``x0`` not finite (eagerly, and at run time under ``jit``), ``velocity_fn`` returning another
+        shape, ``num_steps < 1`` or an unknown ``method``.
+    """
+    x0 = as_array(x0, "x0", finite=True)
+    num_steps = check_int(num_steps, "num_steps", min_value=1)
     if method not in _ODE_METHODS:
         raise ValueError(f"method must be one of {_ODE_METHODS}, got {method!r}")
-    ts = jnp.linspace(0.0, 1.0, n_steps + 1, dtype=x0.dtype)
+    ts = _grid(num_steps, x0.dtype)
+    check_velocity(velocity_fn, x0, ts[0], cond)
     if method == "diffrax":
-        save = diffrax.SaveAt(ts=ts) if return_traj else diffrax.SaveAt(t1=True)
-        sol = diffrax.diffeqsolve(diffrax.ODETerm(lambda t, y, c: velocity_fn(y, t, c)), diffrax.Tsit5(), 0.0, 1.0,
-                                  1.0 / n_steps, x0, args=cond, saveat=save,
-                                  stepsize_controller=diffrax.PIDController(rtol=rtol, atol=atol))
-        return (sol.ys[-1], sol.ys) if return_traj else sol.ys[-1]
-
-    def step(x, t01):
-        t, t_next = t01
-        h = t_next - t
-        if method == "euler":
-            x = x + h * velocity_fn(x, t, cond)
-        else:
-            x = x + h * velocity_fn(x + 0.5 * h * velocity_fn(x, t, cond), t + 0.5 * h, cond)
-        return x, x
-
-    x1, traj = jax.lax.scan(step, x0, (ts[:-1], ts[1:]))
-    return (x1, jnp.concatenate([x0[None], traj])) if return_traj else x1
+        return diffrax_ode_sample(velocity_fn, x0, cond, t0=0.0, t1=1.0, dt0=1.0 / num_steps, rtol=rtol, atol=atol,
+                                  ts=ts if return_traj else None)
+    return grid_ode_sample(velocity_fn, x0, ts, cond, method=method, return_traj=return_traj)
 
 
 def path_length_ratio(traj: Float[Array, "N ..."]) -> Array:
@@ -300,17 +346,37 @@ class VelocityMLP(eqx.Module):
 
 
 class CFMTrainInfo(NamedTuple):
-    """Per-step diagnostics of :func:`cfm_fit`."""
+    """Per-step diagnostics of :func:`cfm_fit`.
+
+    Attributes:
+      loss: the CFM loss at each step, shape ``(num_steps,)``.
+    """
 
     loss: Array
 
 
-def cfm_fit(key: Any, model: eqx.Module, sample_fn: Callable[[Any], tuple[Array, Array, Any]], *, steps: int,
-            coupling: str = "independent", lr: float | Callable = 1e-3, clip: float = 1.0,
+@renamed_kwargs(steps="num_steps", lr="learning_rate")
+def cfm_fit(key: Any, model: eqx.Module, sample_fn: Callable[[Any], tuple[Array, Array, Any]], *, num_steps: int,
+            coupling: str = "independent", learning_rate: float | Callable = 1e-3, clip: float = 1.0,
             weight_decay: float = 1e-4, sigma: float = 0.0) -> tuple[eqx.Module, CFMTrainInfo]:
-    """Train ``model`` on :func:`cfm_loss` with ``optax.chain(clip_by_global_norm(clip), adamw(lr))``, one
-    ``lax.scan`` over ``steps``; ``sample_fn(key) -> (x0, x1, cond)`` draws a minibatch (``cond`` may be None).
-    ``lr`` is a constant or an optax schedule (step -> rate)."""
+    """Train ``model`` on :func:`cfm_loss` with ``optax.chain(clip_by_global_norm(clip), adamw(learning_rate))``.
+
+    One ``lax.scan`` over ``num_steps`` steps (:func:`train_scan`); ``sample_fn(key) -> (x0, x1, cond)`` draws a
+    minibatch (``cond`` may be None).
+
+    Args:
+      key: PRNG key.
+      model: the velocity network ``model(x, t, cond)`` (an equinox module).
+      sample_fn: the minibatch sampler.
+      num_steps: the number of optimiser steps (``steps`` is its deprecated name).
+      coupling: ``"independent"``, ``"ot_exact"`` or ``"ot_sinkhorn"``.
+      learning_rate: a constant or an optax schedule (step -> rate; ``lr`` is its deprecated name).
+      clip, weight_decay: the clipping threshold and AdamW's weight decay.
+      sigma: ``sigma_c`` of the I-CFM path.
+
+    Returns:
+      ``(trained model, CFMTrainInfo(losses))``.
+    """
     if coupling not in _COUPLINGS:
         raise ValueError(f"coupling must be one of {_COUPLINGS}, got {coupling!r}")
 
@@ -319,22 +385,45 @@ def cfm_fit(key: Any, model: eqx.Module, sample_fn: Callable[[Any], tuple[Array,
         x0, x1, cond = sample_fn(k1)
         return cfm_loss(m, k2, x0, x1, cond, sigma=sigma, coupling=coupling)
 
-    model, losses = train_scan(key, model, loss_fn, steps=steps, lr=lr, clip=clip, weight_decay=weight_decay)
+    model, losses = train_scan(key, model, loss_fn, num_steps=num_steps, learning_rate=learning_rate, clip=clip,
+                               weight_decay=weight_decay)
     return model, CFMTrainInfo(losses)
 
 
-def train_scan(key: Any, model: eqx.Module, loss_fn: Callable[[eqx.Module, Any], Array], *, steps: int,
-               lr: float | Callable = 1e-3, clip: float = 1.0,
+@renamed_kwargs(steps="num_steps", lr="learning_rate")
+def train_scan(key: Any, model: eqx.Module, loss_fn: Callable[[eqx.Module, Any], Array], *, num_steps: int,
+               learning_rate: float | Callable = 1e-3, clip: float = 1.0,
                weight_decay: float = 1e-4) -> tuple[eqx.Module, Array]:
-    """Minimise ``loss_fn(model, key)`` with the package optimiser (``rectified_flow.rf_optimizer``: global-norm
-    clipping then AdamW; ``lr`` a constant or an optax schedule) for ``steps`` steps, driven by
-    :func:`jaxlab.core.run` under one jit (a fresh key per step); returns the model and the per-step losses."""
-    steps = check_int(steps, "steps", min_value=1)
-    if not callable(lr):
-        check_positive(lr, "lr")
-    opt = rf_optimizer(lr, clip, weight_decay)
+    """Minimise ``loss_fn(model, key)`` with the package optimiser for ``num_steps`` steps.
+
+    The optimiser is ``rectified_flow.rf_optimizer`` (global-norm clipping then AdamW); the loop is
+    :func:`jaxlab.core.train.trainer` driven by :func:`jaxlab.core.run` under one jit (a fresh key per step).
+
+    Args:
+      key: PRNG key, split into one key per step.
+      model: an equinox module; its inexact arrays are trained.
+      loss_fn: ``loss_fn(model, key) -> scalar``.
+      num_steps: the number of steps (``steps`` is its deprecated name).
+      learning_rate: a constant or an optax schedule (``lr`` is its deprecated name).
+      clip, weight_decay: the clipping threshold and AdamW's weight decay.
+
+    Returns:
+      ``(trained model, losses (num_steps,))``.
+    """
+    num_steps = check_int(num_steps, "num_steps", min_value=1)
+    if not callable(learning_rate):
+        check_positive(learning_rate, "learning_rate")
+    opt = rf_optimizer(learning_rate, clip, weight_decay)
     params, static = eqx.partition(model, eqx.is_inexact_array)
-    step = rf_train_step(opt, static, lambda m, k, _: loss_fn(m, k))
-    state, trace = jax.jit(lambda s, k: run(lambda kk, st: step(kk, st, None), s, k, steps))(
-        RFTrainState(params, opt.init(params)), key)
-    return eqx.combine(state.params, static), trace.infos
+    algo = trainer(lambda p, k, _: loss_fn(eqx.combine(p, static), k), opt)
+    state, trace = jax.jit(lambda s, k: run(algo.step, s, k, num_steps))(algo.init(params), key)
+    return eqx.combine(state.params, static), trace.infos.loss
+
+
+def _ode_example(key):
+    """Tiny instance: Euler on ``u(x, t) = 2 - x`` with 8 steps."""
+    algo = ode_algorithm(lambda x, t, cond: 2.0 - x, num_steps=8)
+    return algo, algo.init(jax.random.normal(key, (5, 2))), None
+
+
+register_algorithm("cfm_ode", ode_algorithm, _ode_example, area="flow_agent")

@@ -1,4 +1,4 @@
-"""Rectified-flow training and sampling, SD3/FLUX timestep schedules and MM-DiT (spec ``generative.md`` F1).
+"""Rectified-flow training and sampling, SD3/FLUX timestep schedules and MM-DiT.
 
 Papers: X. Liu, C. Gong, Q. Liu, "Flow Straight and Fast: Learning to Generate and Transfer Data with Rectified
 Flow", arXiv:2209.03003 (ICLR 2023); P. Esser et al., "Scaling Rectified Flow Transformers for High-Resolution
@@ -18,16 +18,15 @@ Sampling grid ``sigma_i = shift(1 - i/N)``, ``i = 0..N`` (``sigma_N = 0``); Eule
 ``v = v_u + w (v_c - v_u)``. ``velocity_fn(x, sigma, cond) -> v`` is the universal callable; samplers act on one
 sample (vmap them over ``x_init``/``cond``) and jit with the model closed over.
 
-The MM-DiT pieces (joint attention, blocks, the tiny three-stream model) live in :mod:`jaxlab.generative._mmdit`
+The MM-DiT pieces (joint attention, blocks, the tiny three-stream model) live in :mod:`.mmdit`
 and are re-exported here. The CFM <-> RF velocity wrappers (``sigma = 1 - t``, ``v_RF = -u_CFM``) are in
-:mod:`jaxlab.generative.flow_matching`.
+:mod:`jaxlab.generative.flow_agent.flow_matching`.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import diffrax
 import equinox as eqx
@@ -36,17 +35,29 @@ import jax.numpy as jnp
 import optax
 
 from jaxlab.core import random as fast_random
-from jaxlab.core.validation import as_array, check_in_range, check_int, check_positive
-from jaxlab.generative._mmdit import MMDiTBlock, TinyMMDiT, joint_attention, patchify, unpatchify
+from jaxlab.core.algorithm import Algorithm, register_algorithm
+from jaxlab.core.deprecation import renamed_kwargs
+from jaxlab.core.train import trainer
+from jaxlab.core.validation import as_array, check_finite, check_in_range, check_int, check_positive
+from jaxlab.generative.ode import (
+    EulerInfo,
+    EulerState,
+    check_velocity,
+    diffrax_ode_sample,
+    grid_ode_algorithm,
+    grid_ode_sample,
+)
+from jaxlab.generative.semantic_flow.mmdit import MMDiTBlock, TinyMMDiT, joint_attention, patchify, unpatchify
 
 __all__ = [
+    "EulerInfo",
     "EulerState",
     "MMDiTBlock",
-    "RFTrainState",
     "TinyMMDiT",
     "cfg_velocity",
     "cfm_to_rf_velocity",
     "diffrax_sample",
+    "euler_algorithm",
     "euler_init",
     "euler_sample",
     "euler_step",
@@ -77,8 +88,7 @@ def _float(x: Any, name: str) -> jax.Array:
 
 def _sigma(sigma: Any, name: str = "sigma") -> jax.Array:
     sigma = _float(sigma, name)
-    check_in_range(sigma, name, 0.0, 1.0)
-    return sigma
+    return check_in_range(sigma, name, 0.0, 1.0)
 
 
 def _bcast(sigma: jax.Array, x: jax.Array) -> jax.Array:
@@ -111,7 +121,7 @@ def sample_sigmas(key, shape, kind: str = "logit_normal", loc: float = 0.0, scal
     if kind == "uniform":
         return jax.random.uniform(key, shape)
     if kind == "logit_normal":
-        check_positive(scale, "scale")
+        scale = check_positive(scale, "scale")
         return jax.nn.sigmoid(loc + scale * jax.random.normal(key, shape))
     raise ValueError(f"kind must be 'uniform' or 'logit_normal', got {kind!r}")
 
@@ -119,7 +129,7 @@ def sample_sigmas(key, shape, kind: str = "logit_normal", loc: float = 0.0, scal
 def shift_sigmas(sigma, shift):
     """SD3 resolution shift ``sigma' = s sigma / (1 + (s - 1) sigma)`` (``s = 3`` at 1024^2)."""
     sigma = _sigma(sigma)
-    check_positive(shift, "shift")
+    shift = check_positive(shift, "shift")
     return shift * sigma / (1 + (shift - 1) * sigma)
 
 
@@ -127,7 +137,7 @@ def flux_mu(n_img_tokens, base_len: int = 256, max_len: int = 4096, base_shift: 
             max_shift: float = 1.15):
     """FLUX dynamic shift ``mu = a n + b``, ``a = (max_shift - base_shift)/(max_len - base_len)``,
     ``b = base_shift - a base_len`` (``n`` = image tokens after 2x2 packing)."""
-    check_positive(n_img_tokens, "n_img_tokens")
+    n_img_tokens = check_positive(n_img_tokens, "n_img_tokens")
     if max_len == base_len:
         raise ValueError(f"max_len must differ from base_len, got {max_len}")
     a = (max_shift - base_shift) / (max_len - base_len)
@@ -137,7 +147,7 @@ def flux_mu(n_img_tokens, base_len: int = 256, max_len: int = 4096, base_shift: 
 def time_shift_exponential(sigma, mu, power: float = 1.0):
     """FLUX time shift ``sigma' = e^mu / (e^mu + (1/sigma - 1)^p)`` (0 -> 0, 1 -> 1)."""
     sigma = _sigma(sigma)
-    check_positive(power, "power")
+    power = check_positive(power, "power")
     safe = jnp.where(sigma > 0, sigma, 1.0)
     out = jnp.exp(mu) / (jnp.exp(mu) + (1 / safe - 1) ** power)
     return jnp.where(sigma > 0, out, 0.0)
@@ -180,39 +190,38 @@ def cfm_to_rf_velocity(u_fn: Callable) -> Callable:
     return lambda x, sigma, cond=None: -u_fn(x, 1 - sigma, cond)
 
 
-class RFTrainState(NamedTuple):
-    """Trainable arrays of an equinox model and the optax state."""
-
-    params: Any
-    opt_state: Any
-
-
-def rf_optimizer(lr: float | Callable = 1e-3, clip: float = 1.0,
+@renamed_kwargs(lr="learning_rate")
+def rf_optimizer(learning_rate: float | Callable = 1e-3, clip: float = 1.0,
                  weight_decay: float = 1e-4) -> optax.GradientTransformation:
-    """The package default: global-norm clipping then AdamW (``lr`` a constant or an optax schedule)."""
-    return optax.chain(optax.clip_by_global_norm(clip), optax.adamw(lr, weight_decay=weight_decay))
+    """The package default: global-norm clipping then AdamW.
+
+    Args:
+      learning_rate: a constant or an optax schedule (step -> rate).
+      clip: the global-norm clipping threshold.
+      weight_decay: AdamW's decoupled weight decay.
+
+    Returns:
+      ``optax.chain(clip_by_global_norm(clip), adamw(learning_rate, weight_decay=weight_decay))``.
+    """
+    return optax.chain(optax.clip_by_global_norm(clip), optax.adamw(learning_rate, weight_decay=weight_decay))
 
 
 def rf_train_step(optimizer: optax.GradientTransformation, static: Any, loss_fn: Callable):
-    """Build ``step(key, state, batch) -> (state, loss)`` for ``loss_fn(model, key, batch)``, with the model
-    split into ``eqx.partition(model, eqx.is_inexact_array)`` = ``(params, static)``."""
+    """The training step of an equinox model: ``step(key, state, batch) -> (TrainState, TrainInfo)``.
 
-    def step(key, state: RFTrainState, batch):
-        def f(p):
-            return loss_fn(eqx.combine(p, static), key, batch)
+    The model is split as ``eqx.partition(model, eqx.is_inexact_array) = (params, static)``; the step is
+    :func:`jaxlab.core.train.trainer`'s on ``loss_fn(eqx.combine(params, static), key, batch)``. Start from
+    ``jaxlab.core.train.train_init(params, optimizer)``.
 
-        loss, grads = jax.value_and_grad(f)(state.params)
-        updates, opt_state = optimizer.update(grads, state.opt_state, state.params)
-        return RFTrainState(optax.apply_updates(state.params, updates), opt_state), loss
+    Args:
+      optimizer: any optax transformation (e.g. :func:`rf_optimizer`).
+      static: the non-array part of the model.
+      loss_fn: ``loss_fn(model, key, batch) -> scalar``.
 
-    return step
-
-
-class EulerState(NamedTuple):
-    """Euler sampler state: the current ``x`` and the step index ``i`` (``x`` sits at ``sigmas[i]``)."""
-
-    x: jax.Array
-    i: jax.Array
+    Returns:
+      The step of the :class:`~jaxlab.core.Algorithm` ``trainer(...)``.
+    """
+    return trainer(lambda p, key, batch: loss_fn(eqx.combine(p, static), key, batch), optimizer).step
 
 
 def euler_init(x_init) -> EulerState:
@@ -233,43 +242,74 @@ def _check_sigmas(sigmas) -> jax.Array:
     return sigmas
 
 
+def euler_algorithm(velocity_fn: Callable, sigmas, cond=None, guidance_fn: Callable | None = None) -> Algorithm:
+    """The Euler sampler along ``sigmas`` as an :class:`~jaxlab.core.Algorithm`.
+
+    ``init(x_init) -> EulerState`` at ``sigmas[0]``; ``step(key, state) -> (EulerState, EulerInfo)`` applies
+    ``guidance_fn(x, sigma_i, i)`` (if given) and takes ``x <- x + (sigma_{i+1} - sigma_i) v(x, sigma_i, cond)``
+    (``key`` is ignored: the sampler is deterministic). Run it ``len(sigmas) - 1`` steps.
+
+    Args:
+      velocity_fn: ``v(x, sigma, cond)`` on one sample.
+      sigmas: ``(N + 1,)`` grid in [0, 1] (e.g. :func:`make_sigmas`).
+      cond: the condition passed to ``velocity_fn``.
+      guidance_fn: optional ``g(x, sigma, i) -> x'``.
+
+    Returns:
+      ``Algorithm(init, step)``.
+
+    Raises:
+      ValueError: ``sigmas`` is not a 1-D grid of at least two levels in [0, 1].
+    """
+    sigmas = _check_sigmas(sigmas)
+    algo = grid_ode_algorithm(velocity_fn, sigmas, cond, guidance_fn=guidance_fn)
+    return Algorithm(euler_init, algo.step)
+
+
 def euler_sample(velocity_fn: Callable, x_init, sigmas, cond=None, guidance_fn: Callable | None = None,
                  return_traj: bool = False):
-    """Integrate ``dx/dsigma = v(x, sigma, cond)`` along ``sigmas`` with Euler steps (``lax.scan``).
+    """Integrate ``dx/dsigma = v(x, sigma, cond)`` along ``sigmas`` with Euler steps (:func:`euler_algorithm`
+    driven by :func:`jaxlab.core.run`).
 
-    ``guidance_fn(x, sigma, i) -> x'`` is applied before each step. Returns the final ``x``, or
-    ``(x, traj (N+1, ...))`` with ``return_traj``."""
+    Args:
+      velocity_fn: ``v(x, sigma, cond)``, returning an array of ``x_init``'s shape.
+      x_init: the start point at ``sigmas[0]``, any shape, finite.
+      sigmas: ``(N + 1,)`` grid in [0, 1].
+      cond: the condition passed to ``velocity_fn``.
+      guidance_fn: optional ``g(x, sigma, i) -> x'`` applied before each step.
+      return_traj: also return the trajectory ``(N + 1, ...)``.
+
+    Returns:
+      The final ``x``, or ``(x, traj)``.
+
+    Raises:
+      ValueError: a bad grid, a non-finite ``x_init`` (also under ``jit``), or a velocity of the wrong shape.
+    """
     sigmas = _check_sigmas(sigmas)
-    state = euler_init(x_init)
-    x0 = state.x
-
-    def body(st, _):
-        x = st.x if guidance_fn is None else guidance_fn(st.x, sigmas[st.i], st.i)
-        st = euler_step(EulerState(x, st.i), velocity_fn(x, sigmas[st.i], cond), sigmas)
-        return st, st.x
-
-    state, xs = jax.lax.scan(body, state, None, length=sigmas.shape[0] - 1)
-    if return_traj:
-        return state.x, jnp.concatenate([x0[None], xs])
-    return state.x
+    x_init = as_array(_float(x_init, "x_init"), "x_init", finite=True)
+    check_velocity(velocity_fn, x_init, sigmas[0], cond)
+    return grid_ode_sample(velocity_fn, x_init, sigmas, cond, guidance_fn=guidance_fn, return_traj=return_traj)
 
 
 def diffrax_sample(velocity_fn: Callable, x_init, cond=None, solver=None, rtol: float = 1e-5, atol: float = 1e-5,
                    *, sigma_start: float = 1.0, sigma_end: float = 0.0, max_steps: int = 4096):
     """Integrate ``dx/dsigma = v(x, sigma, cond)`` from ``sigma_start`` down to ``sigma_end`` with a diffrax
     solver (default ``Tsit5``) and PID step control."""
-    x_init = _float(x_init, "x_init")
-    check_in_range(sigma_start, "sigma_start", 0.0, 1.0)
-    check_in_range(sigma_end, "sigma_end", 0.0, 1.0)
-    check_positive(rtol, "rtol")
-    check_positive(atol, "atol")
-    sol = diffrax.diffeqsolve(
-        diffrax.ODETerm(lambda s, x, c: velocity_fn(x, s, c)),
-        diffrax.Tsit5() if solver is None else solver,
-        t0=sigma_start, t1=sigma_end, dt0=-(sigma_start - sigma_end) / 32, y0=x_init, args=cond,
-        stepsize_controller=diffrax.PIDController(rtol=rtol, atol=atol), max_steps=max_steps,
-    )
-    return sol.ys[-1]
+    x_init = as_array(_float(x_init, "x_init"), "x_init", finite=True)
+    sigma_start = check_in_range(sigma_start, "sigma_start", 0.0, 1.0)
+    sigma_end = check_in_range(sigma_end, "sigma_end", 0.0, 1.0)
+    rtol = check_positive(rtol, "rtol")
+    atol = check_positive(atol, "atol")
+    check_velocity(velocity_fn, x_init, jnp.asarray(sigma_start, x_init.dtype), cond)
+    if solver is not None:
+        sol = diffrax.diffeqsolve(
+            diffrax.ODETerm(lambda s, x, c: velocity_fn(x, s, c)), solver,
+            t0=sigma_start, t1=sigma_end, dt0=-(sigma_start - sigma_end) / 32, y0=x_init, args=cond,
+            stepsize_controller=diffrax.PIDController(rtol=rtol, atol=atol), max_steps=max_steps,
+        )
+        return sol.ys[-1]
+    return diffrax_ode_sample(velocity_fn, x_init, cond, t0=sigma_start, t1=sigma_end,
+                              dt0=-(sigma_start - sigma_end) / 32, rtol=rtol, atol=atol, max_steps=max_steps)
 
 
 def cfg_velocity(v_cond, v_uncond, scale):
@@ -277,6 +317,15 @@ def cfg_velocity(v_cond, v_uncond, scale):
     v_cond, v_uncond = _float(v_cond, "v_cond"), _float(v_uncond, "v_uncond")
     if v_cond.shape != v_uncond.shape:
         raise ValueError(f"v_uncond must have the shape of v_cond {v_cond.shape}, got {v_uncond.shape}")
-    if isinstance(scale, (int, float)) and not math.isfinite(scale):
-        raise ValueError(f"scale must be finite, got {scale}")
+    scale = check_finite(scale, "scale")
     return v_uncond + scale * (v_cond - v_uncond)
+
+
+def _euler_example(key):
+    """Tiny instance: Euler on the linear velocity ``v(x, sigma) = x - 2`` over a 16-level grid."""
+    algo = euler_algorithm(lambda x, sigma, cond: x - 2.0, make_sigmas(16))
+    return algo, algo.init(jax.random.normal(key, (3,))), None
+
+
+register_algorithm("rf_euler", euler_algorithm, _euler_example, area="semantic_flow")
+

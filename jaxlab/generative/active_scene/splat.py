@@ -1,7 +1,7 @@
 r"""ActPano3D's final stage: a small isotropic Gaussian-splat scene fitted to the scene memory's panoramas.
 
-Papers: "ActPano3D" (2026; abstract only, the stage is the spec's **[chosen]** reconstruction, ``generative.md``
-(d).3) and B. Kerbl et al., "3D Gaussian Splatting for Real-Time Radiance Field Rendering" (arXiv:2308.04079),
+Papers: "ActPano3D" (2026; abstract only, the stage is a **[chosen]** reconstruction) and B. Kerbl et al.,
+"3D Gaussian Splatting for Real-Time Radiance Field Rendering" (arXiv:2308.04079),
 reduced to isotropic Gaussians rendered along panoramic rays.
 
 Initialisation: one Gaussian per confident occupied voxel (``kappa >= kappa_u``, ``p > 0.5``): mean at the voxel
@@ -28,11 +28,15 @@ import jax.numpy as jnp
 import optax
 
 from jaxlab.core.citations import cites
+from jaxlab.core.deprecation import renamed_kwargs
+from jaxlab.core.train import make_train_step, train_init
 from jaxlab.core.types import Array, Float, Key
 from jaxlab.core.validation import as_array, check_int, check_positive
-from jaxlab.generative._papers import ACTPANO, GSPLAT
-from jaxlab.generative.active_scene import ActiveConfig, Render, SceneMemory, _check_cfg, _check_memory, confidence
-from jaxlab.generative.active_scene_render import pano_directions
+from jaxlab.generative.active_scene.config import ActiveConfig, _check_cfg
+from jaxlab.generative.active_scene.memory import SceneMemory, _check_memory, confidence
+from jaxlab.generative.active_scene.papers import ACTPANO, GSPLAT
+from jaxlab.generative.active_scene.raycast import pano_directions
+from jaxlab.generative.active_scene.render import Render
 
 __all__ = ["Gaussians", "fit_gaussians", "gaussians_from_memory", "render_gaussian_rays", "render_gaussians"]
 
@@ -54,7 +58,7 @@ def gaussians_from_memory(memory: SceneMemory, cfg: ActiveConfig | None = None, 
     cfg = _check_cfg(cfg)
     memory = _check_memory(memory)
     max_gaussians = check_int(max_gaussians, "max_gaussians", min_value=1)
-    check_positive(scale, "scale")
+    scale = check_positive(scale, "scale")
     conf = (confidence(memory, cfg) >= cfg.kappa_u) & (memory.logodds > 0)
     (idx,) = jnp.nonzero(conf.ravel(), size=max_gaussians, fill_value=0)
     valid = jnp.arange(max_gaussians) < jnp.sum(conf)
@@ -134,24 +138,25 @@ def _from_params(p):
 
 
 @cites(ACTPANO, GSPLAT)
-def fit_gaussians(key: Key, g: Gaussians, views: tuple[Float[Array, "V 3"], Render], steps: int = 200, *,
-                  cfg: ActiveConfig | None = None, lr: float = 1e-2, batch_rays: int = 512,
+@renamed_kwargs(steps="num_steps", lr="learning_rate")
+def fit_gaussians(key: Key, g: Gaussians, views: tuple[Float[Array, "V 3"], Render], num_steps: int = 200, *,
+                  cfg: ActiveConfig | None = None, learning_rate: float = 1e-2, batch_rays: int = 512,
                   depth_weight: float = 0.1) -> tuple[Gaussians, Float[Array, " steps"]]:
     """Fit means, log-scales, opacities and colours to target panoramas ``views = (poses (V,3), Render with
     depth (V,H,W), color (V,H,W,3), opacity (V,H,W))`` taken with ``cfg``'s panorama; ``batch_rays`` random rays
     per Adam step (padding Gaussians stay at zero opacity). Returns the fitted Gaussians and the loss per step."""
     cfg = _check_cfg(cfg)
     g = _check_gaussians(g)
-    steps = check_int(steps, "steps", min_value=1)
+    steps = check_int(num_steps, "num_steps", min_value=1)
     batch_rays = check_int(batch_rays, "batch_rays", min_value=1)
-    check_positive(lr, "lr")
+    lr = check_positive(learning_rate, "learning_rate")
     poses, target = views
     poses = as_array(poses, "views poses", ndim=2, finite=True)
     V = poses.shape[0]
     if V == 0 or poses.shape[1] != 3:
         raise ValueError(f"views poses must have shape (V, 3) with V >= 1, got {poses.shape}")
     H, W = cfg.pano_h, cfg.pano_w
-    as_array(target.depth, "views depth", shape=(V, H, W), finite=True)
+    target = target._replace(depth=as_array(target.depth, "views depth", shape=(V, H, W), finite=True))
     as_array(target.color, "views color", shape=(V, H, W, 3))
     return _fit(key, g, poses, target, steps, cfg, lr, batch_rays, depth_weight)
 
@@ -165,23 +170,20 @@ def _fit(key, g, poses, target, steps, cfg, lr, batch_rays, depth_weight):
     mask = (target.opacity.reshape(-1) >= 0.5).astype(g.mean.dtype)
     opt = optax.chain(optax.clip_by_global_norm(1.0), optax.adam(lr))
     params = _to_params(g)
-    frozen = {"live": None}
 
     def loss_fn(p, idx):
+        p = {**p, "live": jax.lax.stop_gradient(p["live"])}  # the padding mask is not trained (zero gradient)
         view, pix = idx // (H * W), idx % (H * W)
         out = render_gaussian_rays(_from_params(p), poses[view], dirs[pix])
         d_hat = jnp.maximum(depth[idx], 1e-6)
         per_ray = jnp.sum((out.color - color[idx]) ** 2, -1) + depth_weight * ((out.depth - d_hat) / d_hat) ** 2
         return jnp.sum(mask[idx] * per_ray) / jnp.maximum(jnp.sum(mask[idx]), 1.0)
 
-    def step(carry, k):
-        p, s = carry
-        idx = jax.random.randint(k, (batch_rays,), 0, V * H * W)
-        loss, grad = jax.value_and_grad(loss_fn)(p, idx)
-        grad = {**grad, **{n: jnp.zeros_like(p[n]) for n in frozen}}
-        upd, s = opt.update(grad, s, p)
-        p = optax.apply_updates(p, upd)
-        return (p, s), loss
+    train_step = make_train_step(loss_fn, opt)
 
-    (params, _), losses = jax.lax.scan(step, (params, opt.init(params)), jax.random.split(key, steps))
-    return _from_params(params), losses
+    def step(state, k):
+        state, info = train_step(state, jax.random.randint(k, (batch_rays,), 0, V * H * W))
+        return state, info.loss
+
+    state, losses = jax.lax.scan(step, train_init(params, opt), jax.random.split(key, steps))
+    return _from_params(state.params), losses

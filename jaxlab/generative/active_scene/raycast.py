@@ -1,11 +1,8 @@
-r"""ActPano3D building blocks: the synthetic voxel room, equirectangular panoramas and panoramic ray casting.
+r"""Equirectangular panoramas and panoramic ray casting through a voxel probability field.
 
-Paper: "ActPano3D: Active Text-to-3D Scene Generation with Memory-Guided Panoramic Exploration" (2026). Only
-the abstract was retrievable; everything here is the spec's **[chosen]** small-scale reconstruction
-(``generative.md`` section (d).3), used by :mod:`jaxlab.generative.active_scene`.
-
-World: a ``G x G x G`` voxel grid in voxel coordinates (voxel size ``h = 1``; voxel ``i`` spans ``[i, i + 1)``),
-a closed room (boundary voxels occupied) with ``n_boxes`` axis-aligned boxes and pillars standing on the floor.
+Paper: "ActPano3D: Active Text-to-3D Scene Generation with Memory-Guided Panoramic Exploration" (2026); only the
+abstract was retrievable (no authors, arXiv id or code), so the method is a **[chosen]** mechanism-preserving
+reconstruction.
 
 Equirectangular panorama of ``H_p x W_p`` rays, pixel centres at::
 
@@ -34,37 +31,23 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from jaxlab.core.citations import cites
-from jaxlab.core.types import Array, Bool, Float, Int, Key
-from jaxlab.core.validation import as_array, check_int, check_positive, is_concrete
-from jaxlab.generative import _papers  # noqa: F401  (registers the BibTeX entries)
-from jaxlab.generative._papers import ACTPANO
+from jaxlab.core.types import Array, Float, Int
+from jaxlab.core.validation import as_array, check_int, check_positive
+from jaxlab.generative.active_scene.papers import ACTPANO
+from jaxlab.generative.active_scene.room import (
+    check_pose,
+)
 
 __all__ = [
     "RayResult",
-    "Scene",
-    "check_pose",
     "default_n_samples",
-    "free_positions",
-    "make_room_scene",
     "pano_directions",
     "pixel_solid_angle_weights",
     "raycast",
     "raycast_depth",
-    "sample_free_poses",
-    "surface_mask",
 ]
-
-
-class Scene(NamedTuple):
-    """Ground-truth voxel scene: occupancy ``occ`` (G,G,G) bool, colour (G,G,G,3) in [0,1] and the outward unit
-    normal (G,G,G,3) of surface voxels (zero elsewhere)."""
-
-    occ: Bool[Array, "G G G"]
-    color: Float[Array, "G G G 3"]
-    normal: Float[Array, "G G G 3"]
 
 
 class RayResult(NamedTuple):
@@ -82,114 +65,6 @@ class RayResult(NamedTuple):
 def default_n_samples(G: int, step: float) -> int:
     """``S = ceil(sqrt(3) G / step) + 1``: enough samples to cross the grid's diagonal."""
     return math.ceil(math.sqrt(3.0) * G / step) + 1
-
-
-def _check_grid(G: int) -> int:
-    return check_int(G, "G", min_value=4)
-
-
-def check_pose(pose, shape, name: str = "pose", occ=None) -> Array:
-    """Validate a camera position (3,) in voxel coordinates: inside the grid ``[0, G)^3`` and, when ``occ`` is
-    given and concrete, not inside an occupied voxel. Returns it as a float array."""
-    pose = as_array(pose, name, shape=(3,), finite=True)
-    if is_concrete(pose):
-        p = np.asarray(pose, dtype=float)
-        if np.any(p < 0) or np.any(p >= np.asarray(shape, dtype=float)):
-            raise ValueError(f"{name} must lie inside the grid [0, {tuple(shape)}), got {p.tolist()}")
-        if occ is not None and is_concrete(occ) and bool(np.asarray(occ)[tuple(np.floor(p).astype(int))]):
-            raise ValueError(f"{name} must be in a free voxel, got {p.tolist()} inside an occupied voxel")
-    return pose
-
-
-def _adjacent(mask: Bool[Array, "X Y Z"]) -> Bool[Array, "X Y Z"]:
-    """Cells with at least one 6-neighbour in ``mask`` (nothing outside the grid)."""
-    pad = jnp.pad(mask, 1)
-    out = jnp.zeros_like(mask)
-    for ax in range(3):
-        for s in (0, 2):
-            sl = [slice(1, n + 1) for n in mask.shape]
-            sl[ax] = slice(s, s + mask.shape[ax])
-            out = out | pad[tuple(sl)]
-    return out
-
-
-def surface_mask(occ: Bool[Array, "G G G"]) -> Bool[Array, "G G G"]:
-    """Occupied voxels 6-adjacent to a free voxel (the grid's outside counts as occupied)."""
-    occ = jnp.asarray(occ, bool)
-    return occ & _adjacent(~occ)
-
-
-@cites(ACTPANO)
-def make_room_scene(key: Key, G: int = 32, n_boxes: int = 6) -> Scene:
-    """A closed ``G^3`` room (walls, floor, ceiling = boundary voxels) with ``n_boxes`` random axis-aligned
-    boxes/pillars on the floor (footprint 2 to ``G // 4 + 1`` voxels a side, height 3 to ``G - 2``).
-
-    **[chosen]** colours: each wall has its own base colour with a 2-voxel checker texture, each box a random
-    colour. Normals are the normalised negative occupancy gradient (central differences, outside = occupied) on
-    surface voxels. jit/vmap-able over ``key`` (``G`` and ``n_boxes`` are static).
-    """
-    G = _check_grid(G)
-    n_boxes = check_int(n_boxes, "n_boxes", min_value=0)
-    return _make_room(key, G, n_boxes)
-
-
-@functools.partial(jax.jit, static_argnums=(1, 2))
-def _make_room(key, G, n_boxes):
-    k_pos, k_size, k_h, k_col = jax.random.split(key, 4)
-    smax = max(G // 4 + 1, 3)
-    size = jax.random.randint(k_size, (n_boxes, 2), 2, smax + 1)
-    lo = jax.random.randint(k_pos, (n_boxes, 2), 0, 1 << 20) % jnp.maximum(G - 2 - size - 1, 1) + 1
-    height = jax.random.randint(k_h, (n_boxes,), 3, max(G - 1, 4))
-    box_col = jax.random.uniform(k_col, (n_boxes, 3), minval=0.15, maxval=0.95)
-    i = jnp.arange(G)
-    x, y, z = i[:, None, None], i[None, :, None], i[None, None, :]
-    wall = (x == 0) | (x == G - 1) | (y == 0) | (y == G - 1) | (z == 0) | (z == G - 1)
-
-    b = (slice(None), None, None, None)
-    in_box = ((x >= lo[:, 0][b]) & (x < (lo[:, 0] + size[:, 0])[b]) & (y >= lo[:, 1][b])
-              & (y < (lo[:, 1] + size[:, 1])[b]) & (z >= 1) & (z < (1 + height)[b]))
-    occ = wall | jnp.any(in_box, axis=0)
-    # Wall colours by face: -x, +x, -y, +y, floor, ceiling.
-    faces = jnp.array([[0.85, 0.35, 0.30], [0.30, 0.70, 0.40], [0.30, 0.45, 0.85],
-                       [0.85, 0.80, 0.30], [0.55, 0.45, 0.35], [0.90, 0.90, 0.90]])
-    face_id = jnp.select([x == 0, x == G - 1, y == 0, y == G - 1, z == 0], [0, 1, 2, 3, 4], 5)
-    checker = 0.75 + 0.25 * (((x // 2) + (y // 2) + (z // 2)) % 2)
-    color = faces[face_id] * checker[..., None]
-    if n_boxes:
-        last = jnp.argmax(in_box[::-1], axis=0)  # the last box covering a voxel wins
-        box_id = n_boxes - 1 - last
-        color = jnp.where(jnp.any(in_box, 0)[..., None] & ~wall[..., None], box_col[box_id], color)
-    color = jnp.where(occ[..., None], color, 0.0)
-    pad = jnp.pad(occ.astype(color.dtype), 1, constant_values=1.0)
-    grad = jnp.stack([(pad[2:, 1:-1, 1:-1] - pad[:-2, 1:-1, 1:-1]),
-                      (pad[1:-1, 2:, 1:-1] - pad[1:-1, :-2, 1:-1]),
-                      (pad[1:-1, 1:-1, 2:] - pad[1:-1, 1:-1, :-2])], axis=-1)
-    norm = jnp.linalg.norm(grad, axis=-1, keepdims=True)
-    normal = jnp.where(surface_mask(occ)[..., None] & (norm > 0), -grad / jnp.maximum(norm, 1e-12), 0.0)
-    return Scene(occ, color, normal)
-
-
-def free_positions(scene: Scene, z_cam: int, stride: int) -> Float[Array, "n 3"]:
-    """Centres ``(i + 0.5, j + 0.5, z_cam + 0.5)`` of the free voxels of the stride-``stride`` lattice at height
-    ``z_cam`` (lattice offset ``stride // 2``). Eager (the count depends on the scene); for a fixed-size,
-    jit-able candidate set use ``active_scene.candidate_lattice``."""
-    G = scene.occ.shape[0]
-    z_cam = check_int(z_cam, "z_cam", min_value=0, max_value=G - 1)
-    stride = check_int(stride, "stride", min_value=1)
-    occ = np.asarray(scene.occ)
-    ii = np.arange(stride // 2, G, stride)
-    gx, gy = np.meshgrid(ii, ii, indexing="ij")
-    keep = ~occ[gx, gy, z_cam]
-    pts = np.stack([gx[keep], gy[keep], np.full(keep.sum(), z_cam)], axis=-1) + 0.5
-    return jnp.asarray(pts, dtype=scene.color.dtype)
-
-
-def sample_free_poses(key: Key, scene: Scene, n: int) -> Float[Array, "n 3"]:
-    """``n`` random free voxel centres anywhere in the room (held-out test poses), uniform over free voxels."""
-    n = check_int(n, "n", min_value=1)
-    free = ~jnp.asarray(scene.occ).ravel()
-    idx = jax.random.choice(key, free.size, (n,), p=free / jnp.sum(free))
-    return jnp.stack(jnp.unravel_index(idx, scene.occ.shape), axis=-1).astype(scene.color.dtype) + 0.5
 
 
 def pano_directions(H_p: int, W_p: int, dtype=None) -> Float[Array, "H_p W_p 3"]:
@@ -293,10 +168,10 @@ def _validate_cast(prob_field, origin, dirs, step, n_samples):
     dirs = as_array(dirs, "dirs", finite=True)
     if dirs.ndim < 1 or dirs.shape[-1] != 3:
         raise ValueError(f"dirs must have a trailing dimension of 3, got shape {dirs.shape}")
-    check_positive(step, "step")
+    step = check_positive(step, "step")
     n_samples = check_int(n_samples, "n_samples", min_value=1)
     origin = check_pose(origin, prob_field.shape, "origin")
-    return prob_field, origin, dirs, n_samples
+    return prob_field, origin, dirs, step, n_samples
 
 
 @cites(ACTPANO)
@@ -315,7 +190,7 @@ def raycast(prob_field: Float[Array, "X Y Z"], origin: Float[Array, " 3"], dirs:
       :class:`RayResult` with ``alpha``, ``T``, ``weights`` of shape (..., S), ``depth``, ``opacity`` and
       ``first_hit`` of shape (...). jit/vmap/grad-able in ``prob_field``.
     """
-    prob_field, origin, dirs, n_samples = _validate_cast(prob_field, origin, dirs, step, n_samples)
+    prob_field, origin, dirs, step, n_samples = _validate_cast(prob_field, origin, dirs, step, n_samples)
     return _raycast(prob_field, origin, dirs, step, n_samples, outside)
 
 
@@ -335,7 +210,7 @@ def raycast_depth(prob_field: Float[Array, "X Y Z"], origin: Float[Array, " 3"],
     """Expected depth ``D`` and opacity ``A`` of :func:`raycast` without the per-sample arrays: the samples are
     composited in chunks inside a ``lax.scan`` (about 2x faster on CPU, and memory independent of ``S``). Same
     arguments and validation as :func:`raycast`; equal to its ``depth``/``opacity`` up to rounding."""
-    prob_field, origin, dirs, n_samples = _validate_cast(prob_field, origin, dirs, step, n_samples)
+    prob_field, origin, dirs, step, n_samples = _validate_cast(prob_field, origin, dirs, step, n_samples)
     return _raycast_depth(prob_field, origin, dirs, step, n_samples, outside)
 
 

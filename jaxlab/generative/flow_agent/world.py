@@ -1,4 +1,4 @@
-r"""FlowAgent's tool world (spec ``generative.md`` (b).3, all **[chosen]**): typed tools, semantic embeddings,
+r"""FlowAgent's tool world (all **[chosen]**): typed tools, semantic embeddings,
 shortest plans in JAX, and the plan <-> trajectory encoding and decoding. Re-exported by
 :mod:`jaxlab.generative.flow_agent`, whose docstring states the model.
 
@@ -27,6 +27,9 @@ from jaxtyping import Array, Bool, Float, Int
 from jaxlab.core.validation import as_array, check_in_range, check_int
 
 __all__ = [
+    "K_DEFAULT",
+    "N_MAX",
+    "Tasks",
     "ToolWorld",
     "decode_trajectory",
     "encode_plan",
@@ -34,9 +37,12 @@ __all__ = [
     "reference_plan",
     "shortest_plans",
     "task_condition",
+    "training_tasks",
 ]
 
 _INF = 1 << 20
+K_DEFAULT = 8  # trajectory length K (waypoints per plan)
+N_MAX = 6  # longest reference plan kept for training
 
 
 class ToolWorld(NamedTuple):
@@ -100,8 +106,7 @@ def _check_avail(world: ToolWorld, avail: Any) -> Array:
 
 def _check_type(world: ToolWorld, value: Any, name: str) -> Array:
     v = as_array(value, name, ndim=0, kind="int")
-    check_in_range(v, name, 0, world.n_types - 1)
-    return v
+    return check_in_range(v, name, 0, world.n_types - 1)
 
 
 def shortest_plans(world: ToolWorld, avail: Bool[Array, " M"]) -> tuple[Array, Array]:
@@ -149,7 +154,7 @@ def _check_tools(world: ToolWorld, tools: Any, K: int) -> Array:
     tools = as_array(tools, "tools", ndim=1, kind="int")
     if tools.shape[0] > K:
         raise ValueError(f"tools (a plan of {tools.shape[0]} steps) is longer than the trajectory length K = {K}")
-    check_in_range(tools, "tools", -1, world.n_tools - 1)
+    tools = check_in_range(tools, "tools", -1, world.n_tools - 1)
     return jnp.pad(tools, (0, K - tools.shape[0]), constant_values=-1)
 
 
@@ -202,3 +207,32 @@ def task_condition(world: ToolWorld, s: Any, g: Any, avail: Bool[Array, " M"]) -
     avail = _check_avail(world, avail)
     summary = jnp.sum(jnp.where(avail[:, None], 0.0, world.emb), axis=0) / np.sqrt(world.n_tools)
     return jnp.concatenate([world.P_in[s], world.P_out[g], summary])
+
+
+class Tasks(NamedTuple):
+    """Training examples: task ``(s, g)``, availability, BFS reference plan over the seen available tools."""
+
+    s: Array
+    g: Array
+    avail: Array
+    tools: Array
+    length: Array
+
+
+def training_tasks(key: Any, world: ToolWorld, n: int, *, K: int = K_DEFAULT, n_max: int = N_MAX,
+                   p_drop: float = 0.1) -> Tasks:
+    """Sample ``n`` tasks ``s != g`` with replacement, each with every tool dropped with probability ``p_drop``
+    **[chosen]** (so that re-planning states are in the data); the reference plan uses the *seen* available
+    tools only. Keeps the tasks with ``1 <= length <= n_max`` (so fewer than ``n`` come back)."""
+    n = check_int(n, "n", min_value=1)
+    K = check_int(K, "K", min_value=1)
+    n_max = check_int(n_max, "n_max", min_value=1, max_value=K)
+    p_drop = check_in_range(p_drop, "p_drop", 0.0, 1.0)
+    ks, kg, kd = jax.random.split(key, 3)
+    T = world.n_types
+    s = jax.random.randint(ks, (n,), 0, T)
+    g = (s + jax.random.randint(kg, (n,), 1, T)) % T
+    avail = ~jax.random.bernoulli(kd, p_drop, (n, world.n_tools))
+    tools, length = jax.jit(jax.vmap(lambda s, g, a: reference_plan(world, s, g, K, a & world.seen)))(s, g, avail)
+    ok = np.asarray((length >= 1) & (length <= n_max))
+    return Tasks(*(a[ok] for a in (s, g, avail, tools, length)))

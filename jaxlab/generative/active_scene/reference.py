@@ -1,8 +1,9 @@
-"""Plain NumPy reference implementations for the ActPano3D tests and benchmark (not part of the API).
+"""Plain NumPy reference implementations of ActPano3D's ray casting and Gaussian compositing (public: the tests
+and ``bench/_generative_scene.py`` compare against them).
 
-``raycast_numpy`` is the same panoramic ray casting as :func:`jaxlab.generative.active_scene_render.raycast`
+``raycast_numpy`` is the same panoramic ray casting as :func:`~.raycast.raycast`
 written as vectorised NumPy over rays and samples; ``render_gaussians_numpy`` is the Gaussian compositing of
-:func:`jaxlab.generative.active_scene_splat.render_gaussians`, one ray at a time.
+:func:`~.splat.render_gaussians`, one ray at a time.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import numpy as np
 
 
 def raycast_numpy(prob_field, origin, dirs, step, n_samples, outside=1.0):
-    """Return ``(depth, opacity, T)`` of the sample-based ray casting (see ``active_scene_render``)."""
+    """Return ``(depth, opacity, T)`` of the sample-based ray casting (see :mod:`.raycast`)."""
     p = np.asarray(prob_field)
     dirs = np.asarray(dirs)
     t = (np.arange(n_samples, dtype=dirs.dtype) + 0.5) * step

@@ -1,5 +1,5 @@
 """MM-DiT joint attention and a tiny three-stream MM-DiT (Esser et al., "Scaling Rectified Flow Transformers for
-High-Resolution Image Synthesis", arXiv:2403.03206), the network half of :mod:`jaxlab.generative.rectified_flow`.
+High-Resolution Image Synthesis", arXiv:2403.03206), the network half of :mod:`.rectified_flow`.
 
 Joint attention: every stream ``s`` (text ``c``, image ``x``, optionally reference ``r``) has its own Q/K/V
 projections; attention is computed once over the concatenation,
