@@ -55,10 +55,14 @@ def check_log_policy(log_pi0, r=None) -> jax.Array:
     carries them, so use it.
 
     Raises:
+        TypeError: naming ``log_pi0``, for a half-precision (float16, bfloat16) policy.
         ValueError: naming ``log_pi0``, for NaN or ``+inf`` entries or a policy that is not normalised;
             naming ``r`` when its shape differs.
     """
     log_pi0 = as_array(log_pi0, "log_pi0", ndim=1, kind="float")
+    if jnp.finfo(log_pi0.dtype).bits < 32:
+        # a half-precision policy cannot be normalised to any useful tolerance: say so, not "not normalised"
+        raise TypeError(f"log_pi0 must be float32 or float64, got dtype {log_pi0.dtype}")
     if log_pi0.shape[0] < 1:
         raise ValueError("log_pi0 must have at least one entry, got shape (0,)")
     if r is not None and r.shape != log_pi0.shape:

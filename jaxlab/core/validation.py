@@ -85,8 +85,9 @@ def as_array(
       TypeError: wrong dtype kind (for example an integer array where floats are required).
       ValueError: wrong rank or shape, or non-finite entries when ``finite=True``.
     """
+    given = x  # error messages describe what the caller passed (a numpy int64 stays int64 when x64 is off)
     if isinstance(x, (list, tuple, int, float, bool, np.ndarray, np.generic)):
-        arr_np = np.asarray(x)
+        arr_np = given = np.asarray(x)
         if arr_np.dtype == object:
             raise TypeError(f"{name} must be numeric, got {_describe(x)}")
         if kind == "float" and not isinstance(x, np.ndarray) and arr_np.dtype.kind in "biu":
@@ -110,7 +111,7 @@ def as_array(
     if ok is None:
         raise ValueError(f"kind must be one of float/int/bool/complex/number/any, got {kind!r}")
     if not ok:
-        raise TypeError(f"{name} must have a {kind} dtype, got {_describe(arr)}")
+        raise TypeError(f"{name} must have a {kind} dtype, got {_describe(given)}")
     if ndim is not None:
         check_ndim(arr, name, ndim)
     if shape is not None:

@@ -145,3 +145,18 @@ def test_value_checks_hold_under_jit():
     _raises_under_jit(lambda x: frontier_from_samples(x).gain, jnp.ones(10), match="r must not be constant")
     _raises_under_jit(lambda b: exponential_frontier(b).gain, 0.9, match=r"beta must lie in \(1.0, inf\)")
     _raises_under_jit(lambda p: bernoulli_frontier(p, 1.0).gain, 1.0, match=r"p must lie in \(0.0, 1.0\)")
+
+
+def test_a_half_precision_policy_is_a_dtype_error_not_an_unnormalised_one():
+    import jax
+    import jax.numpy as jnp
+    import pytest
+
+    from jaxlab.alignment import frontier
+
+    log_pi0 = jnp.log(jnp.full(4, 0.25, dtype=jnp.float16))
+    r = jnp.arange(4.0, dtype=jnp.float16)
+    with pytest.raises(TypeError, match="log_pi0 must be float32 or float64, got dtype float16"):
+        frontier(log_pi0, r, jnp.array([1.0]))
+    with pytest.raises(TypeError, match="log_pi0 must be float32 or float64"):
+        jax.jit(lambda p, q: frontier(p, q, jnp.array([1.0])))(log_pi0, r)

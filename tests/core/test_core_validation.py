@@ -145,3 +145,10 @@ def test_value_checks_on_concrete_closures_work_inside_jit():
 def test_float32_quadrature_rules_pass_the_sum_check():
     w = jnp.full(7, 1 / 7, dtype=jnp.float32)
     v.check_quadrature(jnp.zeros((7, 1), jnp.float32), w, 1)
+
+
+def test_dtype_errors_describe_what_the_caller_passed():
+    # under x64-off a numpy int64 array becomes int32 inside JAX: the message must still say int64
+    with jax.enable_x64(False):
+        with pytest.raises(TypeError, match=r"X must have a float dtype, got array of shape \(3, 2\) and dtype int64"):
+            v.as_array(np.arange(6, dtype=np.int64).reshape(3, 2), "X")
