@@ -137,8 +137,9 @@ def test_make_train_step_equals_a_hand_written_optax_step():
         value, g = jax.value_and_grad(loss)(w, x, y)
         u, s = opt.update(g, s, w)
         w = optax.apply_updates(w, u)
-        assert float(info.loss) == float(value)
-    np.testing.assert_array_equal(state.params, w)
+        # jit may fuse the arithmetic differently from the eager reference: equal to the last ulps
+        np.testing.assert_allclose(info.loss, value, rtol=1e-14)
+    np.testing.assert_allclose(state.params, w, rtol=1e-13)
     assert int(state.step) == 5
 
 
