@@ -13,7 +13,7 @@ from jaxtyping import Array, Float
 
 from jaxlab.core.validation import as_array, check_finite, check_in_range
 
-__all__ = ["as_points", "distance_matrix", "pairwise_distance_quantile", "safe_sqrt", "sqdist"]
+__all__ = ["as_points", "distance_matrix", "pairwise_distance_quantile", "safe_sqrt", "sqdist", "sqdist_unchecked"]
 
 
 def _pair(X, Y):
@@ -45,7 +45,12 @@ def sqdist(X: Float[Array, "n d"], Y: Float[Array, "m d"] | None = None) -> Floa
 
     ``Y = None`` means ``Y = X``, and then the diagonal is exactly 0.
     """
-    X, Y = _pair(X, Y)
+    return sqdist_unchecked(*_pair(X, Y))
+
+
+def sqdist_unchecked(X: Float[Array, "n d"], Y: Float[Array, "m d"] | None = None) -> Float[Array, "n m"]:
+    """:func:`sqdist` on inputs the caller has already validated (as :func:`as_points` does): no checks, so
+    that a kernel composed of several distance matrices checks each input once, not once per matrix."""
     same = Y is None
     Y = X if same else Y
     xx = jnp.sum(X * X, axis=-1)

@@ -34,7 +34,7 @@ from jaxtyping import Array, Float
 from jaxlab.core.citations import cites
 from jaxlab.core.papers import FORSTNER, GRETTON, LIU, SZEKELY
 from jaxlab.core.validation import as_array, check_positive
-from jaxlab.kernels.distances import as_points, pairwise_distance_quantile, safe_sqrt, sqdist
+from jaxlab.kernels.distances import as_points, pairwise_distance_quantile, safe_sqrt, sqdist, sqdist_unchecked
 
 __all__ = [
     "KERNELS",
@@ -126,9 +126,12 @@ def mmd2(
     dtype = jnp.result_type(X, Y)
     wx = _weights(wx, X.shape[0], "wx", dtype)
     wy = _weights(wy, Y.shape[0], "wy", dtype)
-    kxx = gram(X, lengthscale=lengthscale, kernel=kernel)
-    kyy = gram(Y, lengthscale=lengthscale, kernel=kernel)
-    kxy = gram(X, Y, lengthscale=lengthscale, kernel=kernel)
+    lengthscale = check_positive(lengthscale, "lengthscale")
+    k = _profile(kernel)
+    # X and Y are checked once above; the three Gram matrices reuse them unchecked
+    kxx = k(sqdist_unchecked(X), lengthscale)
+    kyy = k(sqdist_unchecked(Y), lengthscale)
+    kxy = k(sqdist_unchecked(X, Y), lengthscale)
     return wx @ kxx @ wx - 2.0 * (wx @ kxy @ wy) + wy @ kyy @ wy
 
 
@@ -161,7 +164,7 @@ def stein_gram(
     lengthscale = check_positive(lengthscale, "lengthscale")
     ell2 = jnp.asarray(lengthscale, dtype=X.dtype) ** 2
     d = X.shape[1]
-    r2 = sqdist(X, Y) if Y is not X else sqdist(X)
+    r2 = sqdist_unchecked(X, Y) if Y is not X else sqdist_unchecked(X)
     k = jnp.exp(-r2 / (2.0 * ell2))
     # (x_i - y_j)·(s(x_i) - s(y_j)) expanded so that no (n, m, d) tensor is formed.
     cross = (
@@ -195,9 +198,9 @@ def energy_distance(
     dtype = jnp.result_type(X, Y)
     wx = _weights(wx, X.shape[0], "wx", dtype)
     wy = _weights(wy, Y.shape[0], "wy", dtype)
-    dxy = safe_sqrt(sqdist(X, Y))
-    dxx = safe_sqrt(sqdist(X))
-    dyy = safe_sqrt(sqdist(Y))
+    dxy = safe_sqrt(sqdist_unchecked(X, Y))
+    dxx = safe_sqrt(sqdist_unchecked(X))
+    dyy = safe_sqrt(sqdist_unchecked(Y))
     return 2.0 * (wx @ dxy @ wy) - wx @ dxx @ wx - wy @ dyy @ wy
 
 
