@@ -1,8 +1,9 @@
 """Pairwise distances by the Gram trick, and distance quantiles for bandwidth rules.
 
-``sqdist(X, Y)_{ij} = ||x_i||² + ||y_j||² - 2 x_i·y_j``, clamped at 0 (rounding can make it slightly
-negative). One matrix product, so it runs at BLAS/XLA matmul speed; with ``Y = None`` the diagonal is set to
-exactly 0.
+``sqdist(X, Y)_{ij} = ||x̃_i||² + ||ỹ_j||² - 2 x̃_i·ỹ_j`` with ``x̃ = x - c``, ``ỹ = y - c`` for one common
+centre ``c`` near the data, clamped at 0 (rounding can make it slightly negative). One matrix product, so it
+runs at BLAS/XLA matmul speed; centring first keeps it accurate in float32 on data far from the origin (see
+:func:`centre`); with ``Y = None`` the diagonal is set to exactly 0.
 """
 
 from __future__ import annotations
@@ -13,7 +14,15 @@ from jaxtyping import Array, Float
 
 from jaxlab.core.validation import as_array, check_finite, check_in_range
 
-__all__ = ["as_points", "distance_matrix", "pairwise_distance_quantile", "safe_sqrt", "sqdist", "sqdist_unchecked"]
+__all__ = [
+    "as_points",
+    "centre",
+    "distance_matrix",
+    "pairwise_distance_quantile",
+    "safe_sqrt",
+    "sqdist",
+    "sqdist_unchecked",
+]
 
 
 def _pair(X, Y):
@@ -29,6 +38,13 @@ def _pair(X, Y):
 def as_points(X, name: str):
     """Return ``X`` as a finite ``(n, d)`` float array with ``n >= 1``.
 
+    Args:
+      X: array-like of points, one per row.
+      name: the argument's name, for the error messages.
+
+    Returns:
+      ``X`` as a jax float array (unchanged values).
+
     Raises:
       TypeError: ``X`` is not a float array.
       ValueError: ``X`` is not 2-dimensional or has no rows (at trace time), or holds NaN or inf (eagerly, and
@@ -41,17 +57,68 @@ def as_points(X, name: str):
 
 
 def sqdist(X: Float[Array, "n d"], Y: Float[Array, "m d"] | None = None) -> Float[Array, "n m"]:
-    """Squared Euclidean distances ``||x_i - y_j||²`` by the Gram trick, clamped at 0.
+    """Squared Euclidean distances ``D_ij = ||x_i - y_j||²`` by the centred Gram trick, clamped at 0.
 
-    ``Y = None`` means ``Y = X``, and then the diagonal is exactly 0.
+    Args:
+      X: ``(n, d)`` float array, ``n >= 1``, finite.
+      Y: ``(m, d)`` float array with the columns of ``X``; ``None`` (or ``X`` itself) means ``X``, and then
+        the diagonal is exactly 0.
+
+    Returns:
+      ``(n, m)`` array in the inputs' common float dtype. In float32 its error is a few ulps of the squared
+      radius of the (centred) cloud, wherever the cloud sits.
+
+    Raises:
+      TypeError: an input is not a float array.
+      ValueError: an input is not 2-d, has no rows or holds NaN/inf (eagerly and under ``jit``), or ``Y`` has
+        other columns than ``X``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxlab.kernels import sqdist
+      >>> print(sqdist(jnp.array([[0.0, 0.0], [3.0, 4.0]])))
+      [[ 0. 25.]
+       [25.  0.]]
     """
-    return sqdist_unchecked(*_pair(X, Y))
+    return sqdist_unchecked(*_pair(X, None if Y is X else Y))
+
+
+def centre(X: Float[Array, "n d"], Y: Float[Array, "m d"] | None = None):
+    """Translate ``X`` (and ``Y``) by one common point ``c`` near the data, for the Gram trick.
+
+    Distances are translation-invariant, but the Gram trick is not in finite precision: its error is a few ulps
+    of ``|x|² + |y|²``, so a cloud of unit scale sitting at ``1e4`` loses every digit in float32. With ``c`` the
+    mean of the sample means, ``x - c`` is exact wherever the offset dominates (Sterbenz's lemma), and the error
+    falls to a few ulps of the cloud's own squared radius. ``c`` carries no gradient: the distances do not
+    depend on it, so their derivatives are those of the centred points.
+
+    Args:
+      X: ``(n, d)`` float array.
+      Y: ``(m, d)`` float array, or None.
+
+    Returns:
+      ``(X - c, Y - c)`` (``Y - c`` is None when ``Y`` is None), same dtypes.
+    """
+    c = jnp.mean(X, axis=0) if Y is None else 0.5 * (jnp.mean(X, axis=0) + jnp.mean(Y, axis=0))
+    c = jax.lax.stop_gradient(c).astype(X.dtype)
+    return X - c, None if Y is None else Y - c.astype(Y.dtype)
 
 
 def sqdist_unchecked(X: Float[Array, "n d"], Y: Float[Array, "m d"] | None = None) -> Float[Array, "n m"]:
-    """:func:`sqdist` on inputs the caller has already validated (as :func:`as_points` does): no checks, so
-    that a kernel composed of several distance matrices checks each input once, not once per matrix."""
-    same = Y is None
+    """:func:`sqdist` on inputs the caller has already validated (as :func:`as_points` does).
+
+    No checks, so that a kernel composed of several distance matrices checks each input once, not once per
+    matrix. The data are centred first (:func:`centre`), which keeps float32 accurate on un-centred clouds.
+
+    Args:
+      X: ``(n, d)`` float array.
+      Y: ``(m, d)`` float array; None, or ``X`` itself, means ``X`` (and then the diagonal is exactly 0).
+
+    Returns:
+      ``(n, m)`` array of squared distances, in the inputs' common float dtype.
+    """
+    same = Y is None or Y is X
+    X, Y = centre(X, None if same else Y)
     Y = X if same else Y
     xx = jnp.sum(X * X, axis=-1)
     yy = xx if same else jnp.sum(Y * Y, axis=-1)
@@ -63,13 +130,31 @@ def sqdist_unchecked(X: Float[Array, "n d"], Y: Float[Array, "m d"] | None = Non
 
 
 def safe_sqrt(x: Array) -> Array:
-    """``sqrt(x)`` with a zero (not NaN) derivative at ``x = 0``."""
+    """``sqrt(x)`` with a zero (not NaN) derivative at ``x = 0``.
+
+    Args:
+      x: float array, ``>= 0`` (negative entries give 0).
+
+    Returns:
+      ``sqrt(max(x, 0))``, same shape and dtype; its gradient is 0 where ``x <= 0``.
+    """
     pos = x > 0
     return jnp.where(pos, jnp.sqrt(jnp.where(pos, x, 1.0)), 0.0)
 
 
 def distance_matrix(X: Float[Array, "n d"], Y: Float[Array, "m d"] | None = None) -> Float[Array, "n m"]:
-    """Euclidean distances ``||x_i - y_j||`` (differentiable at coincident points)."""
+    """Euclidean distances ``||x_i - y_j||``, differentiable at coincident points (gradient 0 there).
+
+    Args:
+      X: ``(n, d)`` float array, ``n >= 1``, finite.
+      Y: ``(m, d)`` float array, or None for ``X``.
+
+    Returns:
+      ``(n, m)`` array, ``safe_sqrt(sqdist(X, Y))``.
+
+    Raises:
+      TypeError, ValueError: as :func:`sqdist`.
+    """
     return safe_sqrt(sqdist(X, Y))
 
 
@@ -83,6 +168,20 @@ def pairwise_distance_quantile(
     by bisection on the value (``iters`` counting passes over the n² matrix, no sort) and snaps each to the
     largest distance not above the bisection bound, so the result is an actual order statistic, equal to the
     sorted answer to rounding.
+
+    Args:
+      X: ``(n, d)`` float array, ``n >= 2``, finite.
+      q: the quantile level in ``[0, 1]`` (float or 0-d array; checked under ``jit`` too).
+      method: ``"select"`` (bisection, no sort) or ``"sort"``.
+      iters: bisection passes of ``"select"``; 64 resolves float64 to the last bit.
+
+    Returns:
+      0-d array, the ``q``-quantile of the pairwise distances (0.5: the median heuristic's bandwidth).
+
+    Raises:
+      TypeError: ``X`` is not a float array.
+      ValueError: ``X`` is not 2-d, has fewer than 2 rows or holds NaN/inf; ``q`` is outside ``[0, 1]``;
+        ``method`` is unknown.
     """
     X = as_points(X, "X")
     n = X.shape[0]

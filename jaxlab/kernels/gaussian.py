@@ -20,7 +20,9 @@ positive or sum to 1; ``None`` means uniform ``1/n``):
 - weighted moments ``m = Σ w_i x_i``, ``C = Σ w_i x_i x_iᵀ - m mᵀ`` and the Förstner distance
   ``sqrt(Σ_i log² λ_i)`` with ``λ`` the generalised eigenvalues of ``(C, C_ref)``.
 
-Names and signatures follow ``specs/sampling.md`` section A.6; all functions are pure and jit/vmap/grad-able.
+All distances are computed on data centred at one common point (exact in the distances, and the reason the
+float32 results are accurate on clouds far from the origin). All functions are pure and jit/vmap/grad-able;
+values are checked eagerly and, under ``jit``, at run time.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from jaxtyping import Array, Float
 from jaxlab.core.citations import cites
 from jaxlab.core.papers import FORSTNER, GRETTON, LIU, SZEKELY
 from jaxlab.core.validation import as_array, check_positive
-from jaxlab.kernels.distances import as_points, pairwise_distance_quantile, safe_sqrt, sqdist, sqdist_unchecked
+from jaxlab.kernels.distances import as_points, centre, pairwise_distance_quantile, safe_sqrt, sqdist, sqdist_unchecked
 
 __all__ = [
     "KERNELS",
@@ -85,7 +87,22 @@ def _profile(kernel: str):
 
 @cites(GRETTON)
 def gaussian_kernel(x: Float[Array, " d"], y: Float[Array, " d"], lengthscale) -> Float[Array, ""]:
-    """``exp(-||x - y||² / (2 ℓ²))`` for two points (vmap it for batches; :func:`gram` is faster)."""
+    """Gaussian (RBF) kernel of two points, ``k(x, y) = exp(-||x - y||² / (2 ℓ²))``.
+
+    vmap it for batches; :func:`gram` is faster for whole matrices.
+
+    Args:
+      x: ``(d,)`` float array, finite.
+      y: ``(d,)`` float array, finite.
+      lengthscale: ``ℓ > 0``, float or 0-d array.
+
+    Returns:
+      0-d array in ``(0, 1]``.
+
+    Raises:
+      ValueError: ``x`` or ``y`` is not 1-d, their shapes differ, either holds NaN/inf, or ``ℓ <= 0``
+        (eagerly and under ``jit``).
+    """
     x = as_array(x, "x", ndim=1, finite=True)
     y = as_array(y, "y", ndim=1, shape=x.shape, finite=True)
     lengthscale = check_positive(lengthscale, "lengthscale")
@@ -96,7 +113,31 @@ def gaussian_kernel(x: Float[Array, " d"], y: Float[Array, " d"], lengthscale) -
 def gram(
     X: Float[Array, "n d"], Y: Float[Array, "m d"] | None = None, *, lengthscale, kernel: str = "gaussian"
 ) -> Float[Array, "n m"]:
-    """Kernel matrix ``K_ij = k(x_i, y_j)`` (``Y = None``: ``Y = X``, symmetric PSD) via the Gram trick."""
+    """Kernel matrix ``K_ij = k(||x_i - y_j||², ℓ)`` of a radial kernel (see the module docstring).
+
+    Args:
+      X: ``(n, d)`` float array, ``n >= 1``, finite.
+      Y: ``(m, d)`` float array; None (or ``X`` itself) means ``X``, and then ``K`` is symmetric positive
+        semi-definite with an exactly unit diagonal (Gaussian, Matérn).
+      lengthscale: ``ℓ > 0``, float or 0-d array.
+      kernel: one of :data:`KERNELS`: ``"gaussian"``, ``"imq"``, ``"matern12"``, ``"matern32"``,
+        ``"matern52"``.
+
+    Returns:
+      ``(n, m)`` array in the inputs' float dtype.
+
+    Raises:
+      TypeError, ValueError: as :func:`sqdist`; ValueError if ``ℓ <= 0`` (eagerly and under ``jit``) or
+        ``kernel`` is unknown.
+
+    Example:
+      >>> import jax
+      >>> from jaxlab.kernels import gram
+      >>> X = jax.random.normal(jax.random.key(0), (5, 2))
+      >>> K = gram(X, lengthscale=1.0)
+      >>> print(K.shape, float(K[0, 0]))
+      (5, 5) 1.0
+    """
     lengthscale = check_positive(lengthscale, "lengthscale")
     return _profile(kernel)(sqdist(X, Y), lengthscale)
 
@@ -117,9 +158,35 @@ def mmd2(
     lengthscale,
     kernel: str = "gaussian",
 ) -> Float[Array, ""]:
-    """Weighted squared MMD (biased V-statistic) ``wxᵀK_XX wx - 2 wxᵀK_XY wy + wyᵀK_YY wy``.
+    """Weighted squared maximum mean discrepancy, ``wxᵀ K_XX wx - 2 wxᵀ K_XY wy + wyᵀ K_YY wy``.
 
-    Not clamped: for a positive definite kernel it is ``>= 0`` up to rounding (``~1e-16`` in float64).
+    The biased V-statistic of Gretton, Borgwardt, Rasch, Schölkopf & Smola, "A Kernel Two-Sample Test" (JMLR
+    13, 2012), between ``μ = Σ_i wx_i δ_{x_i}`` and ``ν = Σ_j wy_j δ_{y_j}``. Not clamped: for a positive
+    definite kernel it is ``>= 0`` up to rounding (``~1e-16`` in float64, ``~1e-7`` in float32).
+
+    Args:
+      X: ``(n, d)`` float array, finite.
+      wx: ``(n,)`` weights of ``X`` (any sign, any sum), or None for ``1/n``.
+      Y: ``(m, d)`` float array, finite.
+      wy: ``(m,)`` weights of ``Y``, or None for ``1/m``.
+      lengthscale: ``ℓ > 0``.
+      kernel: a name in :data:`KERNELS`.
+
+    Returns:
+      0-d array in the inputs' common float dtype.
+
+    Raises:
+      TypeError, ValueError: as :func:`gram`; ValueError if a weight vector has the wrong length or holds
+        NaN/inf.
+
+    Example:
+      >>> import jax
+      >>> from jaxlab.kernels import mmd2
+      >>> kx, ky = jax.random.split(jax.random.key(0))
+      >>> X = jax.random.normal(kx, (200, 2))
+      >>> Y = jax.random.normal(ky, (200, 2)) + 1.0
+      >>> print(float(mmd2(X, None, Y, None, lengthscale=1.0)) > 0.1)
+      True
     """
     X = as_points(X, "X")
     Y = as_points(Y, "Y")
@@ -144,9 +211,25 @@ def stein_gram(
     *,
     lengthscale,
 ) -> Float[Array, "n m"]:
-    """Langevin Stein kernel matrix of the Gaussian base kernel (closed form, see the module docstring).
+    """Langevin Stein kernel matrix of the Gaussian base kernel, in closed form.
 
-    ``scores_X[i] = ∇ log π̃(x_i)``; with ``Y = None`` the Stein kernel of ``X`` with itself.
+    ``k_π(x, y) = k(x, y) [d/ℓ² - r²/ℓ⁴ + (x - y)·(s(x) - s(y))/ℓ² + s(x)·s(y)]`` with ``k`` the Gaussian kernel,
+    ``r = ||x - y||`` and ``s = ∇ log π̃`` (Liu, Lee & Jordan, "A Kernelized Stein Discrepancy for
+    Goodness-of-fit Tests", ICML 2016). Only scores are needed, so ``π̃`` may be unnormalised.
+
+    Args:
+      X: ``(n, d)`` float array, finite.
+      scores_X: ``(n, d)`` array, ``scores_X[i] = ∇ log π̃(x_i)``.
+      Y: ``(m, d)`` float array, or None for ``X`` itself.
+      scores_Y: ``(m, d)`` scores at ``Y``; required with ``Y``, forbidden without.
+      lengthscale: ``ℓ > 0``.
+
+    Returns:
+      ``(n, m)`` array (symmetric PSD when ``Y`` is None).
+
+    Raises:
+      TypeError, ValueError: as :func:`gram`; ValueError if a score array has the wrong shape or holds
+        NaN/inf, or ``scores_Y`` is given without ``Y`` (or missing with it).
     """
     X = as_points(X, "X")
     sX = as_array(scores_X, "scores_X", shape=X.shape, finite=True)
@@ -164,21 +247,47 @@ def stein_gram(
     lengthscale = check_positive(lengthscale, "lengthscale")
     ell2 = jnp.asarray(lengthscale, dtype=X.dtype) ** 2
     d = X.shape[1]
-    r2 = sqdist_unchecked(X, Y) if Y is not X else sqdist_unchecked(X)
+    r2 = sqdist_unchecked(X, Y)
     k = jnp.exp(-r2 / (2.0 * ell2))
-    # (x_i - y_j)·(s(x_i) - s(y_j)) expanded so that no (n, m, d) tensor is formed.
+    # (x_i - y_j)·(s(x_i) - s(y_j)) expanded so that no (n, m, d) tensor is formed, on centred points (the
+    # expansion cancels like the Gram trick; the difference x_i - y_j does not change under centring).
+    Xc, Yc = centre(X, None if Y is X else Y)
+    Yc = Xc if Y is X else Yc
     cross = (
-        jnp.sum(X * sX, -1)[:, None]
-        - X @ sY.T
-        - sX @ Y.T
-        + jnp.sum(Y * sY, -1)[None, :]
+        jnp.sum(Xc * sX, -1)[:, None]
+        - Xc @ sY.T
+        - sX @ Yc.T
+        + jnp.sum(Yc * sY, -1)[None, :]
     )
     return k * (d / ell2 - r2 / ell2**2 + cross / ell2 + sX @ sY.T)
 
 
 @cites(LIU)
 def ksd(X: Float[Array, "n d"], w: Float[Array, " n"] | None, scores: Float[Array, "n d"], *, lengthscale):
-    """Weighted kernel Stein discrepancy ``sqrt(max(wᵀ K_π w, 0))`` with the Gaussian base kernel."""
+    """Weighted kernel Stein discrepancy ``KSD = sqrt(max(wᵀ K_π w, 0))`` with the Gaussian base kernel.
+
+    ``K_π`` is :func:`stein_gram` of ``X`` with itself (Liu, Lee & Jordan 2016). It is 0 exactly when the
+    weighted sample matches ``π`` in the Stein sense, and needs only the scores.
+
+    Args:
+      X: ``(n, d)`` float array, finite.
+      w: ``(n,)`` weights, or None for ``1/n``.
+      scores: ``(n, d)`` array, ``∇ log π̃`` at the rows of ``X``.
+      lengthscale: ``ℓ > 0``.
+
+    Returns:
+      0-d array, ``>= 0``.
+
+    Raises:
+      TypeError, ValueError: as :func:`stein_gram`; ValueError if ``w`` has the wrong length or holds NaN/inf.
+
+    Example:
+      >>> import jax
+      >>> from jaxlab.kernels import ksd
+      >>> X = jax.random.normal(jax.random.key(0), (300, 2))
+      >>> print(float(ksd(X, None, -X, lengthscale=1.0)) < 0.2)  # N(0, I): score -x
+      True
+    """
     X = as_points(X, "X")
     scores = as_array(scores, "scores", shape=X.shape, finite=True)
     w = _weights(w, X.shape[0], "w", X.dtype)
@@ -190,7 +299,24 @@ def ksd(X: Float[Array, "n d"], w: Float[Array, " n"] | None, scores: Float[Arra
 def energy_distance(
     X: Float[Array, "n d"], wx: Float[Array, " n"] | None, Y: Float[Array, "m d"], wy: Float[Array, " m"] | None
 ) -> Float[Array, ""]:
-    """Weighted energy distance ``2 E||X-Y|| - E||X-X'|| - E||Y-Y'||`` (V-statistic, not its square root)."""
+    """Weighted energy distance ``E = 2 E||X - Y|| - E||X - X'|| - E||Y - Y'||``, the V-statistic.
+
+    Székely & Rizzo, "Energy statistics: A class of statistics based on distances" (J. Stat. Plan. Inference,
+    2013). Not its square root (scipy's 1-d ``energy_distance`` returns ``sqrt(E)``).
+
+    Args:
+      X: ``(n, d)`` float array, finite.
+      wx: ``(n,)`` weights of ``X``, or None for ``1/n``.
+      Y: ``(m, d)`` float array with the columns of ``X``, finite.
+      wy: ``(m,)`` weights of ``Y``, or None for ``1/m``.
+
+    Returns:
+      0-d array in the inputs' common float dtype.
+
+    Raises:
+      TypeError, ValueError: as :func:`sqdist`; ValueError if a weight vector has the wrong length or holds
+        NaN/inf.
+    """
     X = as_points(X, "X")
     Y = as_points(Y, "Y")
     if Y.shape[1] != X.shape[1]:
@@ -205,14 +331,34 @@ def energy_distance(
 
 
 def weighted_moments(X: Float[Array, "n d"], w: Float[Array, " n"] | None = None):
-    """Weighted mean ``m = Σ w_i x_i`` and centred covariance ``C = Σ w_i x_i x_iᵀ - m mᵀ``.
+    """Weighted mean ``m = Σ w_i x_i`` and central second moment ``C = Σ w_i (x_i - m)(x_i - m)ᵀ``.
 
-    The weights are used as given (signed weights of a quadrature rule are allowed); ``None`` = uniform.
+    For weights that sum to 1 (uniform, normalised, or the signed weights of a quadrature rule) ``C`` is the
+    weighted covariance ``Σ w_i x_i x_iᵀ - m mᵀ``; it is computed about ``m`` (two passes), which keeps it
+    accurate in float32 on data far from the origin, where the raw second moment cancels. Weights are used as
+    given, not renormalised.
+
+    Args:
+      X: ``(n, d)`` float array.
+      w: ``(n,)`` weights, or None for ``1/n``.
+
+    Returns:
+      ``(m, C)``: the ``(d,)`` mean and the ``(d, d)`` symmetric second moment, in ``X``'s dtype.
+
+    Raises:
+      TypeError: ``X`` is not a float array.
+      ValueError: ``X`` is not 2-d, or ``w`` has the wrong length or holds NaN/inf.
     """
     X = as_array(X, "X", ndim=2)
     w = _weights(w, X.shape[0], "w", X.dtype)
-    m = w @ X
-    C = (X * w[:, None]).T @ X - jnp.outer(m, m)
+    # Sums about a point a near the data (exact in every formula below, any a): a long float32 sum of values at
+    # 1e4 would otherwise put an O(ulp · sqrt(n)) error into m, and a squared one into C.
+    a = jax.lax.stop_gradient(jnp.mean(X, axis=0))
+    Z = X - a
+    dm = w @ Z + (jnp.sum(w) - 1.0) * a  # m - a
+    m = a + dm
+    Zm = Z - dm  # x_i - m
+    C = (Zm * w[:, None]).T @ Zm
     return m, C
 
 
@@ -220,7 +366,18 @@ def weighted_moments(X: Float[Array, "n d"], w: Float[Array, " n"] | None = None
 def foerstner_distance(C: Float[Array, "d d"], C_ref: Float[Array, "d d"]) -> Float[Array, ""]:
     """Förstner distance ``sqrt(Σ_i log² λ_i)``, ``λ`` the eigenvalues of ``C_ref^{-1/2} C C_ref^{-1/2}``.
 
-    Both matrices must be symmetric positive definite (NaN otherwise).
+    The affine-invariant metric on covariance matrices of Förstner & Moonen, "A Metric for Covariance Matrices"
+    (2003), computed through the Cholesky factor of ``C_ref``.
+
+    Args:
+      C: ``(d, d)`` symmetric positive definite float array.
+      C_ref: ``(d, d)`` symmetric positive definite float array.
+
+    Returns:
+      0-d array, ``>= 0`` (NaN when a matrix is not positive definite).
+
+    Raises:
+      ValueError: ``C`` is not square or ``C_ref`` has another shape.
     """
     C = as_array(C, "C", ndim=2)
     C_ref = as_array(C_ref, "C_ref", ndim=2, shape=C.shape)
