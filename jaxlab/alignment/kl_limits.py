@@ -102,10 +102,17 @@ __all__ = [
 
 
 class FrontierPoint(NamedTuple):
-    """One point (or a grid) of the reward–KL frontier at penalty ``beta``.
+    """One point (or a grid) of the exact reward–KL frontier at penalty ``beta``.
 
-    ``kl = KL(π_β‖π₀)``, ``reverse_kl = KL(π₀‖π_β)``, ``jeffreys = kl + reverse_kl``,
-    ``gain = E_{π_β}[r] − E_{π₀}[r]``, ``expected_reward = E_{π_β}[r]``.
+    Every field is a float array of the shape of ``beta``: 0-d for one point, ``(B,)`` for a grid.
+
+    Attributes:
+      beta: the KL penalty ``β``.
+      kl: ``KL(π_β‖π₀)``.
+      reverse_kl: ``KL(π₀‖π_β)``.
+      jeffreys: the Jeffreys divergence ``kl + reverse_kl``; ``gain = β·jeffreys`` [paper].
+      gain: the reward gain ``E_{π_β}[r] − E_{π₀}[r]``.
+      expected_reward: ``E_{π_β}[r]``.
     """
 
     beta: Array
@@ -119,7 +126,19 @@ class FrontierPoint(NamedTuple):
 class SampleFrontierPoint(NamedTuple):
     """A :class:`FrontierPoint` estimated from base-model samples, with its effective sample size.
 
-    ``reliable`` is False where ``ess < 100`` or ``kl > 0.5 ln n`` (self-normalised weights too degenerate).
+    With ``w_i = softmax_i(r_i/β)`` over the ``n`` samples [paper: covariance estimator; details derived]. Every field
+    is a float array of shape ``(B,)`` (one frontier) or ``(prompts, B)``; ``reliable`` is boolean.
+
+    Attributes:
+      beta: the penalties ``β`` of the grid.
+      kl: ``K̂L = Σ_i w_i ln(n w_i) ∈ [0, ln n]``, the KL of the tilted weights from uniform.
+      reverse_kl: ``Ĵ − K̂L``, the reverse KL implied by the Jeffreys identity.
+      jeffreys: ``Ĵ = ĝain/β``.
+      gain: ``ĝain = Σ_i w_i r_i − r̄``.
+      expected_reward: ``Σ_i w_i r_i``.
+      ess: effective sample size ``1/Σ_i w_i²``.
+      reliable: ``ess ≥ 100`` and ``kl ≤ ln(n)/2`` (**[chosen]** limits past which the self-normalised weights
+        are too degenerate to trust).
     """
 
     beta: Array
@@ -133,7 +152,15 @@ class SampleFrontierPoint(NamedTuple):
 
 
 class ProxyGap(NamedTuple):
-    """Loss of aligning to a proxy ``r + e`` instead of ``r`` at penalty ``beta`` (module docstring)."""
+    """Loss of aligning to a proxy ``r̂ = r + e`` instead of ``r`` at penalty ``β`` [paper claim; quantities derived].
+
+    With ``π̂_β ∝ π₀ e^{(r+e)/β}``; every field is a float array (0-d for one problem).
+
+    Attributes:
+      objective_gap: ``Δ_obj = R_β(π_β) − R_β(π̂_β) = β KL(π̂_β‖π_β) ≥ 0``.
+      true_reward_gap: ``Δ_true = E_{π_β}[r] − E_{π̂_β}[r]``.
+      hoeffding_bound: ``(sup e − inf e)²/(8β) ≥ Δ_obj``, the range taken over the support of ``π₀``.
+    """
 
     objective_gap: Array
     true_reward_gap: Array
@@ -146,7 +173,26 @@ class ProxyGap(NamedTuple):
 
 @cites(YANG, MONTEIRO_PAES)
 def tilted_log_policy(log_pi0: Float[Array, " V"], r: Float[Array, " V"], beta) -> Float[Array, " V"]:
-    """``log π_β = log_softmax(log π₀ + r/β)``, the maximiser of ``E_π[r] − β KL(π‖π₀)`` [prior]."""
+    """The tilted policy ``log π_β = log_softmax(log π₀ + r/β)``, the maximiser of ``E_π[r] − β KL(π‖π₀)`` [prior].
+
+    The closed form is from prior work (Korbak et al., arXiv:2205.11275; Rafailov et al., arXiv:2305.18290; Yang et al.,
+    "Asymptotics of Language Model Alignment", arXiv:2404.01730).
+
+    Args:
+      log_pi0: ``(V,)`` float array, the base policy ``π₀`` as normalised log-probabilities (``−inf`` off its
+        support).
+      r: ``(V,)`` finite float array of rewards ``r(y)``.
+      beta: KL penalty ``β ∈ (0, ∞)``, a float or 0-d array (may be traced).
+
+    Returns:
+      ``(V,)`` float array, the normalised log-probabilities ``log π_β``.
+
+    Raises:
+      TypeError: ``log_pi0`` or ``r`` is not floating, or ``log_pi0`` is half precision.
+      ValueError: ``log_pi0`` is not 1-d, has NaN or ``+inf`` entries or is not normalised
+        (``|logsumexp(log_pi0)| > max(1e-6, 64 eps)``); ``r`` is not finite or not of the shape of ``log_pi0``;
+        ``beta`` is not in ``(0, ∞)``. Under ``jit``, value checks of traced inputs raise at run time.
+    """
     log_pi0, r = check_problem(log_pi0, r)
     beta = check_penalty(beta)
     return _tilt(log_pi0, r, beta)
@@ -170,9 +216,28 @@ def _frontier_point(log_pi0, r, beta):
 
 @cites(MONTEIRO_PAES, YANG)
 def frontier_point(log_pi0: Float[Array, " V"], r: Float[Array, " V"], beta) -> FrontierPoint:
-    """Exact frontier point at ``beta``: KL, reverse KL and Jeffreys divergence between ``π_β`` and ``π₀`` and
-    the reward gain, each computed from the two policies (so that ``gain = β·jeffreys`` [paper] is a checkable
-    identity, not a definition)."""
+    """Exact frontier point at ``β``, every quantity computed from the two policies ``π_β`` and ``π₀``.
+
+    ``kl = Σ_y π_β (ln π_β − ln π₀)``, ``reverse_kl = Σ_y π₀ (ln π₀ − ln π_β)``, ``gain = Σ_y π_β r − Σ_y π₀ r``, so
+    that the Jeffreys identity ``gain = β·(kl + reverse_kl)`` [paper] (Monteiro Paes, Mackraz, Theobald and Danieli,
+    "Theoretical Limits of Language Model Alignment", arXiv:2605.07105) is a checkable identity, not a definition. Only
+    the paper's abstract was available: the identity is stated there, the rest is derived.
+
+    Args:
+      log_pi0: ``(V,)`` float array, the base policy ``π₀`` as normalised log-probabilities (``−inf`` off its
+        support).
+      r: ``(V,)`` finite float array of rewards ``r(y)``.
+      beta: KL penalty ``β ∈ (0, ∞)``, a float or 0-d array (may be traced).
+
+    Returns:
+      A :class:`FrontierPoint` of 0-d float fields.
+
+    Raises:
+      TypeError: ``log_pi0`` or ``r`` is not floating, or ``log_pi0`` is half precision.
+      ValueError: ``log_pi0`` is not 1-d, has NaN or ``+inf`` entries or is not normalised
+        (``|logsumexp(log_pi0)| > max(1e-6, 64 eps)``); ``r`` is not finite or not of the shape of ``log_pi0``;
+        ``beta`` is not in ``(0, ∞)``. Under ``jit``, value checks of traced inputs raise at run time.
+    """
     log_pi0, r = check_problem(log_pi0, r)
     beta = check_penalty(beta)
     return _frontier_point(log_pi0, r, beta)
@@ -223,8 +288,40 @@ def _frontier(log_pi0, r, betas):
 
 @cites(MONTEIRO_PAES, YANG)
 def frontier(log_pi0: Float[Array, " V"], r: Float[Array, " V"], betas: Float[Array, " B"]) -> FrontierPoint:
-    """:func:`frontier_point` over a grid of penalties (fields of shape ``(B,)``), computed in one fused pass
-    per β from the cumulant form of the module docstring (tests check it against :func:`frontier_point`)."""
+    """The exact reward–KL frontier over a grid of penalties, in one fused pass per ``β``.
+
+    From the cumulant generating function ``Λ(λ) = ln E_{π₀}[e^{λ r}]``, ``λ = 1/β`` [derived]:
+    ``gain = Λ'(λ) − Λ'(0)``, ``KL(π_β‖π₀) = λΛ'(λ) − Λ(λ)``, ``KL(π₀‖π_β) = Λ(λ) − λΛ'(0)``, evaluated as sums of
+    ``π₀(y) e^{−(r_max − r(y))/β}`` so that small ``β`` neither overflows nor loses the top reward. It agrees with
+    :func:`frontier_point` at every ``β`` (tested). Paper: Monteiro Paes, Mackraz, Theobald and Danieli, "Theoretical
+    Limits of Language Model Alignment", arXiv:2605.07105 (only the abstract was available; the frontier formulas are
+    derived here and checked numerically).
+
+    Args:
+      log_pi0: ``(V,)`` float array, the base policy ``π₀`` as normalised log-probabilities (``−inf`` off its
+        support).
+      r: ``(V,)`` finite float array of rewards ``r(y)``.
+      betas: ``(B,)`` float array of penalties, each in ``(0, ∞)``.
+
+    Returns:
+      A :class:`FrontierPoint` whose fields have shape ``(B,)``.
+
+    Raises:
+      TypeError: ``log_pi0`` or ``r`` is not floating, or ``log_pi0`` is half precision.
+      ValueError: ``log_pi0`` is not 1-d, has NaN or ``+inf`` entries or is not normalised
+        (``|logsumexp(log_pi0)| > max(1e-6, 64 eps)``); ``r`` is not finite or not of the shape of ``log_pi0``;
+        ``betas`` is not 1-d or has an entry outside ``(0, ∞)``. Under ``jit``, value checks of traced inputs raise
+        at run time.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxlab.alignment import frontier
+      >>> log_pi0 = jnp.log(jnp.array([0.5, 0.3, 0.2]))
+      >>> r = jnp.array([0.0, 0.5, 1.0])
+      >>> pts = frontier(log_pi0, r, jnp.array([0.1, 1.0, 10.0]))
+      >>> bool(jnp.allclose(pts.gain, pts.beta * pts.jeffreys, rtol=1e-4))
+      True
+    """
     log_pi0, r = check_problem(log_pi0, r)
     betas = check_penalty(betas, "betas", ndim=1)
     return _frontier(log_pi0, r, betas)
@@ -232,9 +329,26 @@ def frontier(log_pi0: Float[Array, " V"], r: Float[Array, " V"], betas: Float[Ar
 
 @cites(MONTEIRO_PAES)
 def covariance_gain(log_pi0: Float[Array, " V"], r: Float[Array, " V"], beta) -> Array:
-    """Gain in the covariance form [paper] ``Cov_{π₀}(r, e^{r/β}) / E_{π₀}[e^{r/β}]`` (exact, finite space).
+    """The frontier gain in the covariance form [paper]: ``gain(β) = Cov_{π₀}(r, e^{r/β}) / E_{π₀}[e^{r/β}]``.
 
-    ``e^{r/β}`` is computed as ``e^{(r − max r)/β}``, which leaves the ratio unchanged and cannot overflow."""
+    Exact on a finite space. ``e^{r/β}`` is computed as ``e^{(r − max r)/β}``, which leaves the ratio unchanged and
+    cannot overflow. Paper: Monteiro Paes et al., arXiv:2605.07105 (form stated in the abstract).
+
+    Args:
+      log_pi0: ``(V,)`` float array, the base policy ``π₀`` as normalised log-probabilities (``−inf`` off its
+        support).
+      r: ``(V,)`` finite float array of rewards ``r(y)``.
+      beta: KL penalty ``β ∈ (0, ∞)``, a float or 0-d array (may be traced).
+
+    Returns:
+      0-d float array, the gain ``E_{π_β}[r] − E_{π₀}[r]``.
+
+    Raises:
+      TypeError: ``log_pi0`` or ``r`` is not floating, or ``log_pi0`` is half precision.
+      ValueError: ``log_pi0`` is not 1-d, has NaN or ``+inf`` entries or is not normalised
+        (``|logsumexp(log_pi0)| > max(1e-6, 64 eps)``); ``r`` is not finite or not of the shape of ``log_pi0``;
+        ``beta`` is not in ``(0, ∞)``. Under ``jit``, value checks of traced inputs raise at run time.
+    """
     log_pi0, r = check_problem(log_pi0, r)
     return _covariance_gain(log_pi0, r, check_penalty(beta))
 
@@ -249,8 +363,25 @@ def _covariance_gain(log_pi0, r, beta):
 
 @cites(MONTEIRO_PAES)
 def kl_max(log_pi0: Float[Array, " V"], r: Float[Array, " V"]) -> Array:
-    """``KL_max = −ln π₀({y : r(y) = max_{π₀} r})`` (max over the support of π₀): the KL of the β → 0 limit of ``π_β``
-    (0 for constant rewards)."""
+    """The largest KL reachable by tilting: ``KL_max = −ln π₀({y : r(y) = max_{π₀} r})``.
+
+    The maximum is over the support of ``π₀``; ``KL_max`` is the KL of the ``β → 0`` limit of ``π_β`` (``π₀`` restricted
+    to the top reward level and renormalised), and 0 for rewards constant on the support.
+
+    Args:
+      log_pi0: ``(V,)`` float array, the base policy ``π₀`` as normalised log-probabilities (``−inf`` off its
+        support).
+      r: ``(V,)`` finite float array of rewards ``r(y)``.
+
+    Returns:
+      0-d float array ``KL_max ≥ 0``.
+
+    Raises:
+      TypeError: ``log_pi0`` or ``r`` is not floating, or ``log_pi0`` is half precision.
+      ValueError: ``log_pi0`` is not 1-d, has NaN or ``+inf`` entries or is not normalised
+        (``|logsumexp(log_pi0)| > max(1e-6, 64 eps)``); ``r`` is not finite or not of the shape of ``log_pi0``.
+        Under ``jit``, value checks of traced inputs raise at run time.
+    """
     log_pi0, r = check_problem(log_pi0, r)
     return _kl_max(log_pi0, r)
 
@@ -283,10 +414,29 @@ def beta_for_kl(log_pi0: Float[Array, " V"], r: Float[Array, " V"], eps, *, lo: 
                 iters: int = 100) -> Array:
     """The penalty ``β_ε`` with ``KL(π_β‖π₀) = ε``, by bisection in ``ln β`` over ``[lo, hi]``.
 
-    ``KL(β)`` is strictly decreasing for non-constant rewards [derived], so the root is unique. A budget
-    ``ε ≥ KL_max`` has no root (the frontier ends at the β → 0 limit): it raises ``ValueError`` naming ``eps``
-    and ``KL_max`` (under ``jit``: a run-time error with the same text). A budget below ``KL(hi)`` gives
-    ``hi``. Constant rewards raise (``KL ≡ 0``).
+    ``KL(β)`` is strictly decreasing for non-constant rewards [derived], so the root is unique. A budget ``ε ≥ KL_max``
+    (:func:`kl_max`) has no root: the frontier ends at the ``β → 0`` limit. A budget below ``KL(hi)`` gives ``hi``.
+
+    Args:
+      log_pi0: ``(V,)`` float array, the base policy ``π₀`` as normalised log-probabilities (``−inf`` off its
+        support).
+      r: ``(V,)`` finite float array of rewards ``r(y)``.
+      eps: the KL budget ``ε``, a float or 0-d float array in ``[0, KL_max)``.
+      lo: lower end of the bracket, a float with ``0 < lo < hi``.
+      hi: upper end of the bracket, a finite float.
+      iters: number of bisection steps (int ``≥ 1``); the bracket in ``ln β`` shrinks by ``2^{-iters}``.
+
+    Returns:
+      0-d float array (dtype of ``r``), the geometric midpoint of the final bracket.
+
+    Raises:
+      TypeError: ``log_pi0`` or ``r`` is not floating, or ``log_pi0`` is half precision; ``eps`` is not floating;
+        ``iters`` is not an int.
+      ValueError: ``log_pi0`` is not 1-d, has NaN or ``+inf`` entries or is not normalised
+        (``|logsumexp(log_pi0)| > max(1e-6, 64 eps)``); ``r`` is not finite or not of the shape of ``log_pi0``;
+        ``eps`` is negative, NaN or ``≥ KL_max`` (the message gives ``KL_max``); the rewards are constant on the
+        support of ``π₀`` (``KL ≡ 0``); ``lo`` and ``hi`` do not satisfy ``0 < lo < hi < ∞``; ``iters < 1``. Under
+        ``jit`` the ``eps`` and constant-reward checks raise at run time, without the numbers.
     """
     log_pi0, r = check_problem(log_pi0, r)
     eps = as_array(eps, "eps", ndim=0, kind="float")
@@ -314,10 +464,37 @@ def beta_for_kl(log_pi0: Float[Array, " V"], r: Float[Array, " V"], eps, *, lo: 
 
 @cites(MONTEIRO_PAES)
 def max_gain_at_kl(log_pi0: Float[Array, " V"], r: Float[Array, " V"], eps, **bisection) -> FrontierPoint:
-    """Theorem A1 [derived]: the largest reward gain of any policy with ``KL(π‖π₀) ≤ ε`` is attained by
-    ``π_{β_ε}``.
+    """Largest reward gain under a KL budget: Theorem A1 [derived], attained by the tilted policy ``π_{β_ε}``.
 
-    Returns the frontier point at ``β_ε`` (see :func:`beta_for_kl`, whose keyword arguments pass through).
+    ``max{E_π[r] − E_{π₀}[r] : KL(π‖π₀) ≤ ε} = gain(β_ε)`` where ``KL(π_{β_ε}‖π₀) = ε``, for ``0 < ε < KL_max``
+    ("Theorem A1" is jaxlab's numbering). The maximal gain under a KL budget is the first result announced in the
+    abstract of Monteiro Paes, Mackraz, Theobald and Danieli, "Theoretical Limits of Language Model Alignment",
+    arXiv:2605.07105; only the abstract was available, so the statement and its proof were reconstructed: at ``β = β_ε``
+    every feasible ``π`` has ``E_π[r] = E_{π_β}[r] − β(ε − KL(π‖π₀)) − β KL(π‖π_β) ≤ E_{π_β}[r]``. Checked numerically
+    against random policies.
+
+    Args:
+      log_pi0: ``(V,)`` float array, the base policy ``π₀`` as normalised log-probabilities (``−inf`` off its
+        support).
+      r: ``(V,)`` finite float array of rewards ``r(y)``.
+      eps: the KL budget ``ε``, a float or 0-d float array in ``[0, KL_max)``.
+      **bisection: ``lo``, ``hi``, ``iters`` of :func:`beta_for_kl`.
+
+    Returns:
+      The :class:`FrontierPoint` (0-d fields) at ``β_ε``.
+
+    Raises:
+      TypeError: as :func:`beta_for_kl`.
+      ValueError: as :func:`beta_for_kl` (in particular for ``eps ≥ KL_max``).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxlab.alignment import kl_max, max_gain_at_kl
+      >>> log_pi0 = jnp.log(jnp.array([0.5, 0.3, 0.2]))
+      >>> r = jnp.array([0.0, 0.5, 1.0])
+      >>> best = max_gain_at_kl(log_pi0, r, 0.5 * kl_max(log_pi0, r))
+      >>> round(float(best.kl), 4)   # the budget, ε = -ln(0.2)/2
+      0.8047
     """
     beta = beta_for_kl(log_pi0, r, eps, **bisection)
     return frontier_point(log_pi0, r, beta)
@@ -326,7 +503,27 @@ def max_gain_at_kl(log_pi0: Float[Array, " V"], r: Float[Array, " V"], eps, **bi
 @cites(MONTEIRO_PAES)
 def kl_regularized_objective(log_pi: Float[Array, " V"], log_pi0: Float[Array, " V"], r: Float[Array, " V"],
                              beta) -> Array:
-    """``R_β(π) = E_π[r] − β KL(π‖π₀)`` for a policy given by its log-probabilities ``log_pi``."""
+    """The KL-regularised objective ``R_β(π) = E_π[r] − β KL(π‖π₀)`` of a policy given by log-probabilities.
+
+    Its maximiser is :func:`tilted_log_policy`, with value ``β ln E_{π₀}[e^{r/β}]`` [prior].
+
+    Args:
+      log_pi: ``(V,)`` float array, the policy ``π`` as log-probabilities (not checked for normalisation).
+      log_pi0: ``(V,)`` float array, the base policy ``π₀`` as normalised log-probabilities (``−inf`` off its
+        support).
+      r: ``(V,)`` finite float array of rewards ``r(y)``.
+      beta: KL penalty ``β ∈ (0, ∞)``, a float or 0-d array (may be traced).
+
+    Returns:
+      0-d float array ``R_β(π)``.
+
+    Raises:
+      TypeError: ``log_pi0`` or ``r`` is not floating, or ``log_pi0`` is half precision.
+      ValueError: ``log_pi0`` is not 1-d, has NaN or ``+inf`` entries or is not normalised
+        (``|logsumexp(log_pi0)| > max(1e-6, 64 eps)``); ``r`` is not finite or not of the shape of ``log_pi0``;
+        ``log_pi`` is not of the shape of ``r``; ``beta`` is not in ``(0, ∞)``. Under ``jit``, value checks of
+        traced inputs raise at run time.
+    """
     log_pi0, r = check_problem(log_pi0, r)
     log_pi = as_array(log_pi, "log_pi", ndim=1, shape=r.shape, kind="float")
     return _objective(log_pi, log_pi0, r, check_penalty(beta))
@@ -343,7 +540,22 @@ def _objective(log_pi, log_pi0, r, beta):
 
 @cites(BEIRAMI, GAO)
 def bon_kl_formula(n) -> Array:
-    """``ln N − (N−1)/N``: KL(π_BoN‖π₀) for continuous rewards, an upper bound on finite spaces [prior]."""
+    """``KL(π_BoN‖π₀) = ln N − (N−1)/N``: exact for continuous rewards, an upper bound on finite spaces [prior].
+
+    From Beirami et al., "Theoretical Guarantees on the Best-of-n Alignment Policy", arXiv:2401.01879 (the formula is
+    also used by Gao, Schulman and Hilton, arXiv:2210.10760).
+
+    Args:
+      n: the number of samples ``N ≥ 1``, a number, or a 0-d or ``(K,)`` array (int or float).
+
+    Returns:
+      Float array of the shape of ``n``.
+
+    Raises:
+      TypeError: ``n`` is not numeric.
+      ValueError: ``n`` has more than one dimension, or an entry ``< 1``, infinite or NaN (under ``jit``: at run
+        time).
+    """
     n = check_count(n, "n", ndim=(0, 1))
     return jnp.log(n) - (n - 1.0) / n
 
@@ -383,8 +595,35 @@ def _best_of_n(log_pi0, r, n):
 def best_of_n(log_pi0: Float[Array, " V"], r: Float[Array, " V"], n) -> tuple[Array, Array, Array]:
     """Exact best-of-N policy on a finite space, tie-aware [prior]: ``(log π_BoN, KL(π_BoN‖π₀), gain)``.
 
-    The BoN output's reward level ``j`` has probability ``F_j^N − F_{j−1}^N`` (``F`` the π₀-CDF of the reward
-    levels); inside a level the mass is split ∝ π₀ (uniform tie-breaking). ``n`` may be a traced float ≥ 1.
+    The best of ``N`` i.i.d. draws from ``π₀`` lands on reward level ``j`` with probability ``F_j^N − F_{j−1}^N`` (``F``
+    the ``π₀``-CDF of the sorted reward levels); inside a level the mass is split ∝ ``π₀`` (uniform tie-breaking).
+    Outputs with exactly equal rewards form one level. Its KL is at most :func:`bon_kl_formula` (Beirami et al.,
+    "Theoretical Guarantees on the Best-of-n Alignment Policy", arXiv:2401.01879).
+
+    Args:
+      log_pi0: ``(V,)`` float array, the base policy ``π₀`` as normalised log-probabilities (``−inf`` off its
+        support).
+      r: ``(V,)`` finite float array of rewards ``r(y)``.
+      n: the number of samples ``N ≥ 1``, a number or 0-d array (may be a traced float).
+
+    Returns:
+      A tuple ``(log_bon, kl, gain)``: the ``(V,)`` float array ``log π_BoN``, the 0-d ``KL(π_BoN‖π₀)`` and the
+      0-d gain ``E_{π_BoN}[r] − E_{π₀}[r]``.
+
+    Raises:
+      TypeError: ``log_pi0`` or ``r`` is not floating, or ``log_pi0`` is half precision.
+      ValueError: ``log_pi0`` is not 1-d, has NaN or ``+inf`` entries or is not normalised
+        (``|logsumexp(log_pi0)| > max(1e-6, 64 eps)``); ``r`` is not finite or not of the shape of ``log_pi0``;
+        ``n`` is not 0-d, or is ``< 1``, infinite or NaN. Under ``jit``, value checks of traced inputs raise at run
+        time.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxlab.alignment import best_of_n, bon_kl_formula
+      >>> log_pi0 = jnp.log(jnp.full(4, 0.25))
+      >>> log_bon, kl, gain = best_of_n(log_pi0, jnp.array([0.0, 1.0, 2.0, 3.0]), 4)
+      >>> bool(kl <= bon_kl_formula(4))
+      True
     """
     log_pi0, r = check_problem(log_pi0, r)
     n = check_count(n, "n")
@@ -396,7 +635,21 @@ _GRID = 4001  # trapezoid nodes on [−12, 12]: the integrand is smooth and deca
 
 @cites(BEIRAMI, GAO)
 def gaussian_bon_gain(n, sigma=1.0) -> Array:
-    """``σ e_N`` with ``e_N = E[max of N standard normals] = ∫ z N φ(z) Φ(z)^{N−1} dz`` (trapezoid rule)."""
+    """Best-of-N gain for ``r ~ N(μ, σ²)`` under ``π₀``: ``σ e_N`` [prior].
+
+    ``e_N = E[max of N standard normals] = ∫ z N φ(z) Φ(z)^{N−1} dz``, by the trapezoid rule on 4001 nodes in
+    ``[−12, 12]`` (Beirami et al., arXiv:2401.01879).
+
+    Args:
+      n: the number of samples ``N ≥ 1``, a number or 0-d array (may be traced; ``vmap`` for a grid).
+      sigma: the reward standard deviation ``σ > 0``, a float or 0-d array.
+
+    Returns:
+      0-d float array ``σ e_N`` (the float dtype of ``n``).
+
+    Raises:
+      ValueError: ``n`` not 0-d, ``< 1`` or not finite; ``sigma`` not in ``(0, ∞)``.
+    """
     n = check_count(n, "n")
     return _gaussian_bon_gain(n, check_penalty(sigma, "sigma").astype(n.dtype))
 
@@ -410,14 +663,39 @@ def _gaussian_bon_gain(n, sigma):
 
 @cites(BEIRAMI)
 def uniform_bon_gain(n) -> Array:
-    """Best-of-N gain for ``r ~ U(0, 1)`` under π₀: ``N/(N+1) − 1/2`` [prior]."""
+    """Best-of-N gain for ``r ~ U(0, 1)`` under ``π₀``: ``N/(N+1) − 1/2`` [prior].
+
+    The mean of the maximum of ``N`` uniforms minus the mean ``1/2`` (Beirami et al., arXiv:2401.01879).
+
+    Args:
+      n: the number of samples ``N ≥ 1``, a number, or a 0-d or ``(K,)`` array.
+
+    Returns:
+      Float array of the shape of ``n``.
+
+    Raises:
+      ValueError: ``n`` has more than one dimension, or an entry ``< 1``, infinite or NaN.
+    """
     n = check_count(n, "n", ndim=(0, 1))
     return n / (n + 1.0) - 0.5
 
 
 @cites(BEIRAMI)
 def exponential_bon_gain(n) -> Array:
-    """Best-of-N gain for ``r ~ Exp(1)`` under π₀: ``H_N − 1 = ψ(N+1) + γ − 1`` [prior]."""
+    """Best-of-N gain for ``r ~ Exp(1)`` under ``π₀``: ``H_N − 1 = ψ(N+1) + γ − 1`` [prior].
+
+    ``H_N`` is the harmonic number (the mean of the maximum of ``N`` unit exponentials), ``ψ`` the digamma function and
+    ``γ`` Euler's constant (Beirami et al., arXiv:2401.01879).
+
+    Args:
+      n: the number of samples ``N ≥ 1``, a number, or a 0-d or ``(K,)`` array.
+
+    Returns:
+      Float array of the shape of ``n``.
+
+    Raises:
+      ValueError: ``n`` has more than one dimension, or an entry ``< 1``, infinite or NaN.
+    """
     n = check_count(n, "n", ndim=(0, 1))
     return digamma(n + 1.0) + np.euler_gamma - 1.0
 
@@ -432,8 +710,23 @@ def _point(beta, kl, rkl, gain, expected):
 
 @cites(MONTEIRO_PAES, MROUEH)
 def gaussian_frontier(sigma, beta, *, mu=0.0) -> FrontierPoint:
-    """``r ~ N(μ, σ²)`` under π₀: ``gain = σ²/β``, ``KL = rKL = σ²/(2β²)``, so
-    ``gain = σ sqrt(2 KL)`` exactly."""
+    """Closed-form frontier for ``r ~ N(μ, σ²)`` under ``π₀`` [derived]: ``gain = σ²/β``, ``KL = rKL = σ²/(2β²)``.
+
+    Hence ``gain = σ sqrt(2 KL)`` exactly, the Gaussian case also treated by Mroueh, "Information Theoretic Guarantees
+    For Policy Alignment In Large Language Models", arXiv:2406.05883. An oracle for tests.
+
+    Args:
+      sigma: the reward standard deviation ``σ > 0``, a float or 0-d array.
+      beta: the penalty ``β > 0``, a float, 0-d or ``(B,)`` array.
+      mu: the reward mean ``μ`` (finite float), which only shifts ``expected_reward``.
+
+    Returns:
+      A :class:`FrontierPoint` whose fields have the shape of ``beta``.
+
+    Raises:
+      ValueError: ``sigma`` or an entry of ``beta`` not in ``(0, ∞)``; ``beta`` with more than one dimension;
+        ``mu`` not a finite scalar.
+    """
     sigma = check_penalty(sigma, "sigma")
     beta = check_penalty(beta, "beta", ndim=(0, 1))
     mu = as_array(mu, "mu", ndim=0, finite=True)
@@ -449,8 +742,21 @@ def _gaussian_frontier(sigma, beta, mu):
 
 @cites(MONTEIRO_PAES)
 def bernoulli_frontier(p, beta) -> FrontierPoint:
-    """``r ∈ {0, 1}`` with ``π₀(r = 1) = p``: ``q = p e^λ/(p e^λ + 1 − p)``, ``gain = q − p``,
-    ``KL = kl_Bern(q‖p)``, ``rKL = kl_Bern(p‖q)``."""
+    """Closed-form frontier for ``r ∈ {0, 1}`` with ``π₀(r = 1) = p`` [derived].
+
+    With ``λ = 1/β``: ``q = π_β(r = 1) = p e^λ/(p e^λ + 1 − p)``, ``gain = q − p``, ``KL = kl_Bern(q‖p)``,
+    ``rKL = kl_Bern(p‖q)`` and ``expected_reward = q``.
+
+    Args:
+      p: ``π₀(r = 1) ∈ (0, 1)``, a float or 0-d array.
+      beta: the penalty ``β > 0``, a float, 0-d or ``(B,)`` array.
+
+    Returns:
+      A :class:`FrontierPoint` whose fields have the shape of ``beta``.
+
+    Raises:
+      ValueError: ``p`` not in ``(0, 1)`` or not a scalar; an entry of ``beta`` not in ``(0, ∞)``.
+    """
     p = as_array(p, "p", ndim=0)
     p = check_in_range(p, "p", 0.0, 1.0, lo_open=True, hi_open=True)
     return _bernoulli_frontier(p, check_penalty(beta, "beta", ndim=(0, 1)))
@@ -469,8 +775,19 @@ def _bernoulli_frontier(p, beta):
 
 @cites(MONTEIRO_PAES)
 def exponential_frontier(beta) -> FrontierPoint:
-    """``r ~ Exp(1)`` under π₀ (``β > 1``, so ``λ < 1``): ``gain = λ/(1−λ)``, ``KL = λ/(1−λ) + ln(1−λ)``,
-    ``rKL = −ln(1−λ) − λ``."""
+    """Closed-form frontier for ``r ~ Exp(1)`` under ``π₀`` [derived], defined for ``β > 1`` (``λ = 1/β < 1``).
+
+    ``gain = λ/(1−λ)``, ``KL = λ/(1−λ) + ln(1−λ)``, ``rKL = −ln(1−λ) − λ``, ``expected_reward = 1 + gain``.
+
+    Args:
+      beta: the penalty ``β > 1``, a float, 0-d or ``(B,)`` array.
+
+    Returns:
+      A :class:`FrontierPoint` whose fields have the shape of ``beta``.
+
+    Raises:
+      ValueError: an entry of ``beta`` not in ``(1, ∞)``, or ``beta`` with more than one dimension.
+    """
     beta = as_array(beta, "beta", ndim=(0, 1))
     beta = check_in_range(beta, "beta", 1.0, math.inf, lo_open=True, hi_open=True)
     return _exponential_frontier(beta)
@@ -485,8 +802,20 @@ def _exponential_frontier(beta):
 
 @cites(MONTEIRO_PAES)
 def uniform_frontier(beta) -> FrontierPoint:
-    """``r ~ U(0, 1)`` under π₀: ``Λ(λ) = ln((e^λ − 1)/λ)``, ``Λ'(λ) = 1/(1 − e^{−λ}) − 1/λ``,
-    ``Λ'(0) = 1/2``."""
+    """Closed-form frontier for ``r ~ U(0, 1)`` under ``π₀`` [derived].
+
+    ``Λ(λ) = ln((e^λ − 1)/λ)``, ``Λ'(λ) = 1/(1 − e^{−λ}) − 1/λ`` (a series for ``λ < 10⁻³``), ``Λ'(0) = 1/2``; then
+    ``gain = Λ'(λ) − 1/2``, ``KL = λΛ'(λ) − Λ(λ)``, ``rKL = Λ(λ) − λ/2`` with ``λ = 1/β``.
+
+    Args:
+      beta: the penalty ``β > 0``, a float, 0-d or ``(B,)`` array.
+
+    Returns:
+      A :class:`FrontierPoint` whose fields have the shape of ``beta``.
+
+    Raises:
+      ValueError: an entry of ``beta`` not in ``(0, ∞)``, or ``beta`` with more than one dimension.
+    """
     return _uniform_frontier(check_penalty(beta, "beta", ndim=(0, 1)))
 
 
@@ -533,8 +862,24 @@ def _sample_point(r, beta):
 
 @cites(MONTEIRO_PAES)
 def gain_from_samples(r: Float[Array, "... n"], beta) -> Array:
-    """``ĝain(β) = Σ_i w_i r_i − r̄`` with ``w = softmax(r/β)`` over the last axis
-    (= the sample covariance form)."""
+    """Frontier gain estimated from base-model samples: ``ĝain(β) = Σ_i w_i r_i − r̄``, ``w = softmax(r/β)``.
+
+    The sample version of the covariance form ``Cov(r, e^{r/β})/E[e^{r/β}]`` [paper: covariance estimator; details
+    derived]; consistent as ``n → ∞``, biased low where the KL nears ``ln n``.
+
+    Args:
+      r: ``(n,)`` finite float array of the rewards of ``n ≥ 2`` base-model samples ``y_i ∼ π₀``, or
+        ``(prompts, n)`` for one estimate per prompt.
+      beta: KL penalty ``β ∈ (0, ∞)``, a float or 0-d array (may be traced).
+
+    Returns:
+      Float array of shape ``()`` or ``(prompts,)``.
+
+    Raises:
+      TypeError: ``r`` is not floating.
+      ValueError: ``r`` is not 1-d or 2-d, not finite, or has fewer than 2 samples on its last axis; ``beta`` is not
+        in ``(0, ∞)``.
+    """
     r = check_rewards(r, ndim=(1, 2))
     check_samples(r)
     return _sample_point(r, check_penalty(beta)).gain
@@ -542,7 +887,23 @@ def gain_from_samples(r: Float[Array, "... n"], beta) -> Array:
 
 @cites(MONTEIRO_PAES)
 def kl_from_samples(r: Float[Array, "... n"], beta) -> Array:
-    """``K̂L(β) = Σ_i w_i ln(n w_i) ∈ [0, ln n]``, the KL of the tilted weights from uniform."""
+    """``K̂L(β) = Σ_i w_i ln(n w_i) ∈ [0, ln n]``, the KL of the tilted weights ``w = softmax(r/β)`` from uniform.
+
+    The sample estimate of ``KL(π_β‖π₀)`` [paper: covariance estimator; details derived].
+
+    Args:
+      r: ``(n,)`` finite float array of the rewards of ``n ≥ 2`` base-model samples ``y_i ∼ π₀``, or
+        ``(prompts, n)`` for one estimate per prompt.
+      beta: KL penalty ``β ∈ (0, ∞)``, a float or 0-d array (may be traced).
+
+    Returns:
+      Float array of shape ``()`` or ``(prompts,)``.
+
+    Raises:
+      TypeError: ``r`` is not floating.
+      ValueError: ``r`` is not 1-d or 2-d, not finite, or has fewer than 2 samples on its last axis; ``beta`` is not
+        in ``(0, ∞)``.
+    """
     r = check_rewards(r, ndim=(1, 2))
     check_samples(r)
     return _sample_point(r, check_penalty(beta)).kl
@@ -550,7 +911,19 @@ def kl_from_samples(r: Float[Array, "... n"], beta) -> Array:
 
 @cites(MONTEIRO_PAES)
 def default_betas(r, num: int = 256) -> Array:
-    """Log-spaced grid of ``num`` penalties in ``[1e−3, 1e3]·sd(r)`` (sd over every entry of ``r``)."""
+    """Log-spaced grid of ``num`` penalties in ``[10⁻³, 10³]·sd(r)`` **[chosen]**, ``sd`` over every entry of ``r``.
+
+    Args:
+      r: ``(n,)`` or ``(prompts, n)`` finite float array of sampled rewards.
+      num: number of grid points (int ``≥ 2``).
+
+    Returns:
+      ``(num,)`` float array (dtype of ``r``), increasing.
+
+    Raises:
+      TypeError: ``r`` not floating, ``num`` not an int.
+      ValueError: ``r`` not 1-d or 2-d, not finite, or constant (``sd = 0``); ``num < 2``.
+    """
     r = check_rewards(r, ndim=(1, 2))
     num = check_int(num, "num", min_value=2)
     sd = value_check(jnp.std(r), lambda v: ~(v > 0),
@@ -563,9 +936,31 @@ def frontier_from_samples(r: Float[Array, "... n"],
                           betas: Float[Array, " B"] | None = None) -> SampleFrontierPoint:
     """Sample-based frontier: the self-normalised estimates over a ``β`` grid (default :func:`default_betas`).
 
-    ``r`` holds the rewards of ``n`` base-model samples (``(n,)``, or ``(prompts, n)`` for one frontier per
-    prompt); fields have shape ``(B,)`` or ``(prompts, B)``. Consistent as ``n → ∞``; biased low for KL near
-    ``ln n``, hence the ``ess`` and ``reliable`` fields.
+    With ``w_i = softmax_i(r_i/β)`` [paper: covariance estimator; details derived]: ``ĝain = Σ w_i r_i − r̄``,
+    ``K̂L = Σ w_i ln(n w_i)``, ``Ĵ = ĝain/β``, reverse KL ``Ĵ − K̂L`` and ``ESS = 1/Σ w_i²``, all ``β`` in one pass.
+    Consistent as ``n → ∞``; biased low for KL near ``ln n``, hence the ``ess`` and ``reliable`` fields. Paper: Monteiro
+    Paes et al., arXiv:2605.07105 (only the abstract was available; it names the covariance estimator, the
+    self-normalised weights and the diagnostics were worked out here).
+
+    Args:
+      r: ``(n,)`` finite float array of the rewards of ``n ≥ 2`` base-model samples ``y_i ∼ π₀``, or
+        ``(prompts, n)`` for one estimate per prompt.
+      betas: ``(B,)`` float array of penalties in ``(0, ∞)``, or ``None`` for :func:`default_betas` of ``r``.
+
+    Returns:
+      A :class:`SampleFrontierPoint` with fields of shape ``(B,)``, or ``(prompts, B)`` for a 2-d ``r``.
+
+    Raises:
+      TypeError: ``r`` is not floating.
+      ValueError: ``r`` is not 1-d or 2-d, not finite, or has fewer than 2 samples on its last axis; ``betas`` is
+        not 1-d or has an entry outside ``(0, ∞)``; ``betas`` is None and ``r`` is constant.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.alignment import frontier_from_samples
+      >>> r = jax.random.normal(jax.random.key(0), (20_000,))
+      >>> est = frontier_from_samples(r, jnp.array([1.0, 2.0]))
+      >>> est.gain   # Gaussian rewards: gain = σ²/β = (1, 0.5)
     """
     r = check_rewards(r, ndim=(1, 2))
     check_samples(r)
@@ -576,9 +971,33 @@ def frontier_from_samples(r: Float[Array, "... n"],
 @cites(MONTEIRO_PAES)
 def dataset_frontier(r_by_prompt: Float[Array, "prompts n"],
                      betas: Float[Array, " B"] | None = None) -> SampleFrontierPoint:
-    """Frontier of a data set: one shared ``β`` for every prompt (the Lagrangian-optimal split of a total KL
-    budget), ``KL̄(β) = mean_x KL_x(β)``, ``gain̄(β) = mean_x gain_x(β)``; ``ess`` is the smallest over prompts
-    and ``reliable`` holds where every prompt is reliable."""
+    """Frontier of a data set of prompts under one shared ``β``, averaged over prompts.
+
+    One ``β`` for every prompt is the Lagrangian-optimal split of a total KL budget [derived]:
+    ``KL̄(β) = mean_x KL_x(β)``, ``gain̄(β) = mean_x gain_x(β)`` from :func:`frontier_from_samples`; ``ess`` is the
+    smallest over prompts and ``reliable`` holds where every prompt is reliable.
+
+    Args:
+      r_by_prompt: ``(prompts, n)`` finite float array, the rewards of ``n ≥ 2`` base-model samples per prompt.
+      betas: ``(B,)`` float array of penalties in ``(0, ∞)``, or ``None`` for :func:`default_betas` (from the
+        spread of all rewards).
+
+    Returns:
+      A :class:`SampleFrontierPoint` with fields of shape ``(B,)``.
+
+    Raises:
+      TypeError: ``r_by_prompt`` not floating.
+      ValueError: ``r_by_prompt`` not 2-d, not finite or with fewer than 2 samples; bad ``betas`` as in
+        :func:`frontier_from_samples`.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.alignment import dataset_frontier
+      >>> r = jax.random.normal(jax.random.key(0), (8, 2_000)) * jnp.linspace(0.5, 1.5, 8)[:, None]
+      >>> pts = dataset_frontier(r, jnp.array([0.5, 1.0, 2.0]))
+      >>> pts.kl.shape
+      (3,)
+    """
     r = check_rewards(r_by_prompt, "r_by_prompt", ndim=2)
     check_samples(r, "r_by_prompt")
     pts = frontier_from_samples(r, betas)
@@ -590,9 +1009,24 @@ def dataset_frontier(r_by_prompt: Float[Array, "prompts n"],
 
 @cites(MONTEIRO_PAES)
 def gain_at_kl(points: FrontierPoint | SampleFrontierPoint, kl) -> Array:
-    """Frontier gain at a target KL, interpolating a β grid monotonically in ``ln β``: first ``ln β`` at the
-    target from the (decreasing) KL curve, then the gain at that ``ln β``. Targets outside the grid
-    take the end value."""
+    """Frontier gain at target KLs, interpolating a ``β`` grid monotonically in ``ln β``.
+
+    First ``ln β`` at each target from the (decreasing) KL curve, then the gain at that ``ln β``, both by linear
+    interpolation; targets outside the grid take the end values. Used to compare best-of-N with the frontier at the same
+    KL.
+
+    Args:
+      points: a :class:`FrontierPoint` or :class:`SampleFrontierPoint` over a 1-d grid (fields of shape ``(B,)``,
+        e.g. from :func:`frontier`).
+      kl: float array (any shape) of target KLs.
+
+    Returns:
+      Float array of the shape of ``kl``, the interpolated gains.
+
+    Raises:
+      TypeError: ``kl`` not floating.
+      ValueError: ``points.beta`` not 1-d or with an entry outside ``(0, ∞)``.
+    """
     betas = check_penalty(points.beta, "points.beta", ndim=1)
     kl = as_array(kl, "kl", kind="float")
     return _gain_at_kl(betas, points.kl, points.gain, kl)
@@ -617,9 +1051,26 @@ def _bon_samples(r, n):
 
 @cites(BEIRAMI, GAO)
 def bon_from_samples(r: Float[Array, "... n"], n_bon) -> tuple[Array, Array]:
-    """Best-of-``n_bon`` from ``n ≫ n_bon`` base samples: ``(ln N − (N−1)/N, gain)``, the gain from the
-    order-statistic weights ``(i/n)^N − ((i−1)/n)^N`` on the sorted rewards (exact BoN under the empirical
-    distribution, a plug-in estimate)."""
+    """Best-of-``n_bon`` from ``n ≫ n_bon`` base samples: ``(ln N − (N−1)/N, gain)``.
+
+    The gain is exact best-of-N under the empirical distribution (a plug-in estimate): order-statistic weights
+    ``w_(i) = (i/n)^N − ((i−1)/n)^N`` on the ascending sorted rewards, ``gain = Σ_i w_(i) r_(i) − r̄`` [prior: Beirami
+    et al., arXiv:2401.01879; Gao et al., arXiv:2210.10760]. The KL is the continuous-reward formula
+    :func:`bon_kl_formula`.
+
+    Args:
+      r: ``(n,)`` finite float array of the rewards of ``n ≥ 2`` base-model samples ``y_i ∼ π₀``, or
+        ``(prompts, n)`` for one estimate per prompt.
+      n_bon: the best-of count ``N ≥ 1``, a number or 0-d array.
+
+    Returns:
+      A tuple ``(kl, gain)``: the 0-d float ``ln N − (N−1)/N`` and the float gain of shape ``()`` or ``(prompts,)``.
+
+    Raises:
+      TypeError: ``r`` is not floating.
+      ValueError: ``r`` is not 1-d or 2-d, not finite, or has fewer than 2 samples on its last axis; ``n_bon`` is
+        not 0-d, or is ``< 1``, infinite or NaN.
+    """
     r = check_rewards(r, ndim=(1, 2))
     check_samples(r)
     n_bon = check_count(n_bon, "n_bon")
@@ -643,9 +1094,39 @@ def _proxy_gaps(log_pi0, r, e, beta):
 
 @cites(MONTEIRO_PAES)
 def proxy_gaps(log_pi0: Float[Array, " V"], r: Float[Array, " V"], e: Float[Array, " V"], beta) -> ProxyGap:
-    """Gaps of the proxy-aligned ``π̂_β ∝ π₀ e^{(r+e)/β}`` against ``π_β`` [derived]:
-    ``Δ_obj = β KL(π̂_β‖π_β)``, ``Δ_true = E_{π_β}[r] − E_{π̂_β}[r]`` and the bound
-    ``(sup e − inf e)²/(8β)`` (range over the support of π₀)."""
+    """Gaps of the proxy-aligned ``π̂_β ∝ π₀ e^{(r+e)/β}`` against ``π_β`` [paper claim; quantities derived].
+
+    ``Δ_obj = R_β(π_β) − R_β(π̂_β) = β KL(π̂_β‖π_β)`` (from ``R_β(π) = β ln Z(β) − β KL(π‖π_β)``),
+    ``Δ_true = E_{π_β}[r] − E_{π̂_β}[r]``, and the Hoeffding bound ``0 ≤ Δ_obj ≤ (sup e − inf e)²/(8β)`` (range over the
+    support of ``π₀``). The abstract of Monteiro Paes et al. (arXiv:2605.07105) relates the gap between ideal and proxy
+    alignment to the KL penalty and the size of the reward error; these quantities and the bound were derived here.
+
+    Args:
+      log_pi0: ``(V,)`` float array, the base policy ``π₀`` as normalised log-probabilities (``−inf`` off its
+        support).
+      r: ``(V,)`` finite float array of rewards ``r(y)``.
+      e: ``(V,)`` finite float array, the proxy error ``e = r̂ − r``.
+      beta: KL penalty ``β ∈ (0, ∞)``, a float or 0-d array (may be traced).
+
+    Returns:
+      A :class:`ProxyGap` of 0-d float fields.
+
+    Raises:
+      TypeError: ``log_pi0`` or ``r`` is not floating, or ``log_pi0`` is half precision.
+      ValueError: ``log_pi0`` is not 1-d, has NaN or ``+inf`` entries or is not normalised
+        (``|logsumexp(log_pi0)| > max(1e-6, 64 eps)``); ``r`` is not finite or not of the shape of ``log_pi0``;
+        ``e`` is not finite or not of the shape of ``r``; ``beta`` is not in ``(0, ∞)``. Under ``jit``, value checks
+        of traced inputs raise at run time.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxlab.alignment import proxy_gaps
+      >>> log_pi0 = jnp.log(jnp.array([0.1, 0.2, 0.3, 0.25, 0.15]))
+      >>> r = jnp.linspace(0.0, 1.0, 5)
+      >>> g = proxy_gaps(log_pi0, r, jnp.array([0.3, -0.1, 0.0, 0.2, -0.2]), 0.5)
+      >>> bool(0 <= g.objective_gap <= g.hoeffding_bound)
+      True
+    """
     log_pi0, r = check_problem(log_pi0, r)
     e = check_rewards(e, "e")
     if e.shape != r.shape:
@@ -655,7 +1136,22 @@ def proxy_gaps(log_pi0: Float[Array, " V"], r: Float[Array, " V"], e: Float[Arra
 
 @cites(MONTEIRO_PAES)
 def ensemble_proxy(r: Float[Array, " V"], errors: Float[Array, "M V"]) -> Float[Array, " V"]:
-    """Ensemble of ``M`` proxies ``r + e_m``: ``r̄ = r + mean_m e_m``."""
+    """Ensemble of ``M`` proxy rewards ``r + e_m``: their mean ``r̄ = r + mean_m e_m``.
+
+    Averaging ``M`` independent errors divides their variance, and with it the expected proxy gap, by about ``M`` (a
+    claim of this area).
+
+    Args:
+      r: ``(V,)`` finite float array of true rewards.
+      errors: ``(M, V)`` finite float array, the error ``e_m`` of each proxy, ``M ≥ 1``.
+
+    Returns:
+      ``(V,)`` float array, the ensemble proxy reward.
+
+    Raises:
+      TypeError: ``r`` or ``errors`` not floating.
+      ValueError: ``r`` not 1-d, ``errors`` not 2-d or not of shape ``(M ≥ 1, V)``, or non-finite entries.
+    """
     r = check_rewards(r)
     errors = check_rewards(errors, "errors", ndim=2)
     check_ndim(errors, "errors", 2)

@@ -38,10 +38,19 @@ NORM_ATOL = 1e-6
 
 
 def check_rewards(r, name: str = "r", ndim=1) -> jax.Array:
-    """``r`` as a finite floating array of ``ndim`` dimensions (an int or a tuple of allowed ones).
+    """``r`` as a finite floating array of ``ndim`` dimensions.
+
+    Args:
+      r: array-like of rewards.
+      name: the argument name used in error messages.
+      ndim: the allowed number of dimensions, an int or a tuple of ints.
+
+    Returns:
+      ``r`` as a JAX float array (under ``jit``, carrying the run-time finiteness check: use it).
 
     Raises:
-        ValueError / TypeError: naming ``name``, for a wrong ndim, a non-float dtype or a non-finite entry.
+      TypeError: naming ``name``, for a non-float dtype.
+      ValueError: naming ``name``, for a wrong ndim or a non-finite entry.
     """
     return as_array(r, name, ndim=ndim, kind="float", finite=True)
 
@@ -54,10 +63,17 @@ def check_log_policy(log_pi0, r=None) -> jax.Array:
     checks hold under ``jit``/``vmap`` too (:func:`jaxlab.core.validation.value_check`); the returned array
     carries them, so use it.
 
+    Args:
+      log_pi0: ``(V,)`` float32 or float64 array of log-probabilities (``−inf`` off the support).
+      r: optional array whose shape ``log_pi0`` must have.
+
+    Returns:
+      ``log_pi0`` as a JAX array.
+
     Raises:
-        TypeError: naming ``log_pi0``, for a half-precision (float16, bfloat16) policy.
-        ValueError: naming ``log_pi0``, for NaN or ``+inf`` entries or a policy that is not normalised;
-            naming ``r`` when its shape differs.
+      TypeError: naming ``log_pi0``, for a non-float or half-precision (float16, bfloat16) policy.
+      ValueError: naming ``log_pi0``, for a wrong ndim, no entry, NaN or ``+inf`` entries or a policy that is not
+        normalised; naming ``r`` when its shape differs.
     """
     log_pi0 = as_array(log_pi0, "log_pi0", ndim=1, kind="float")
     if jnp.finfo(log_pi0.dtype).bits < 32:
@@ -84,7 +100,19 @@ def check_log_policy(log_pi0, r=None) -> jax.Array:
 
 
 def check_problem(log_pi0, r) -> tuple[jax.Array, jax.Array]:
-    """Validated ``(log_pi0, r)`` of one prompt: normalised log-probabilities and finite float rewards."""
+    """Validated ``(log_pi0, r)`` of one prompt: normalised log-probabilities and finite float rewards.
+
+    Args:
+      log_pi0: ``(V,)`` float array of base-policy log-probabilities.
+      r: ``(V,)`` float array of rewards.
+
+    Returns:
+      The tuple ``(log_pi0, r)`` of checked JAX arrays.
+
+    Raises:
+      TypeError: as :func:`check_rewards` and :func:`check_log_policy`.
+      ValueError: as :func:`check_rewards` and :func:`check_log_policy`.
+    """
     r = check_rewards(r)
     return check_log_policy(log_pi0, r), r
 
@@ -92,8 +120,17 @@ def check_problem(log_pi0, r) -> tuple[jax.Array, jax.Array]:
 def check_penalty(beta, name: str = "beta", ndim=0) -> jax.Array:
     """A KL penalty ``β ∈ (0, ∞)`` (or a grid of them, ``ndim=1``) as a floating array.
 
+    Args:
+      beta: the penalty, a float or array.
+      name: the argument name used in error messages.
+      ndim: the allowed number of dimensions, an int or a tuple of ints.
+
+    Returns:
+      ``beta`` as a JAX float array (under ``jit``, carrying the run-time range check).
+
     Raises:
-        ValueError: naming ``name``, for ``β ≤ 0``, ``β = ∞`` or NaN (under ``jit``: at run time).
+      TypeError: naming ``name``, for a non-float array.
+      ValueError: naming ``name``, for a wrong ndim, ``β ≤ 0``, ``β = ∞`` or NaN (under ``jit``: at run time).
     """
     beta = as_array(beta, name, ndim=ndim, kind="float")
     return check_in_range(beta, name, 0.0, math.inf, lo_open=True, hi_open=True)
@@ -102,8 +139,17 @@ def check_penalty(beta, name: str = "beta", ndim=0) -> jax.Array:
 def check_count(n, name: str, ndim=0) -> jax.Array:
     """A best-of-N count ``N ≥ 1`` as a floating array (traced values allowed, so ``N`` can be vmapped).
 
+    Args:
+      n: the count, a number or an int or float array.
+      name: the argument name used in error messages.
+      ndim: the allowed number of dimensions, an int or a tuple of ints.
+
+    Returns:
+      ``n`` as a JAX float array (integers are cast to the default float dtype).
+
     Raises:
-        ValueError: naming ``name``, for ``N < 1``, ``N = ∞`` or NaN.
+      TypeError: naming ``name``, for a non-numeric input.
+      ValueError: naming ``name``, for a wrong ndim, ``N < 1``, ``N = ∞`` or NaN.
     """
     n = as_array(n, name, ndim=ndim, kind="number")
     n = check_in_range(n, name, 1.0, math.inf, hi_open=True)
@@ -111,14 +157,32 @@ def check_count(n, name: str, ndim=0) -> jax.Array:
 
 
 def check_samples(r, name: str = "r") -> None:
-    """Require at least two samples along the last axis of ``r`` (a sample mean and spread need two)."""
+    """Require at least two samples along the last axis of ``r`` (a sample mean and spread need two).
+
+    Args:
+      r: array of sampled rewards, samples on the last axis.
+      name: the argument name used in the error message.
+
+    Raises:
+      ValueError: naming ``name``, when ``r.shape[-1] < 2``.
+    """
     if r.shape[-1] < 2:
         raise ValueError(f"{name} must hold at least 2 samples along its last axis, got shape "
                          f"{tuple(r.shape)}")
 
 
 def kl_divergence(log_p: Float[Array, " V"], log_q: Float[Array, " V"]) -> Float[Array, ""]:
-    """``KL(p‖q)`` for log-probability vectors; entries with ``p = 0`` contribute 0 (also where ``q = 0``)."""
+    """``KL(p‖q) = Σ_y p(y) (ln p(y) − ln q(y))`` for log-probability vectors, with ``0 · ln(0/q) = 0``.
+
+    Entries with ``p = 0`` contribute 0, also where ``q = 0``. Inputs are not checked.
+
+    Args:
+      log_p: ``(V,)`` float array, ``ln p``.
+      log_q: ``(V,)`` float array, ``ln q``.
+
+    Returns:
+      0-d float array ``KL(p‖q)`` (``+inf`` where ``p > 0 = q``).
+    """
     p = jnp.exp(log_p)
     diff = jnp.where(p > 0, log_p - log_q, 0.0)
     return jnp.sum(p * diff)

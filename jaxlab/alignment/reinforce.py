@@ -47,14 +47,25 @@ __all__ = [
 
 
 class ReinforceState(NamedTuple):
-    """Policy logits ``θ`` and the optax optimizer state."""
+    """State of tabular REINFORCE.
+
+    Attributes:
+      logits: ``(V,)`` float array, the policy logits ``θ`` (``π_θ = softmax(θ)``).
+      opt_state: the optax optimizer state of ``θ`` (a pytree).
+    """
 
     logits: Array
     opt_state: Any
 
 
 class ReinforceInfo(NamedTuple):
-    """Exact ``KL(π_θ‖π₀)``, gain ``E_{π_θ}[r] − E_{π₀}[r]`` and objective ``R_β(π_θ)`` after the step."""
+    """Exact diagnostics of the tabular policy ``π_θ`` after a step (0-d float arrays).
+
+    Attributes:
+      kl: ``KL(π_θ‖π₀)``.
+      gain: ``E_{π_θ}[r] − E_{π₀}[r]``.
+      objective: ``R_β(π_θ) = E_{π_θ}[r] − β KL(π_θ‖π₀)``.
+    """
 
     kl: Array
     gain: Array
@@ -63,7 +74,19 @@ class ReinforceInfo(NamedTuple):
 
 @cites(MONTEIRO_PAES)
 def reinforce_kl_init(log_pi0: Float[Array, " V"], optimizer: optax.GradientTransformation) -> ReinforceState:
-    """Start at the base policy: ``θ = log π₀``."""
+    """Initial :class:`ReinforceState` at the base policy: ``θ = log π₀`` and ``optimizer.init(θ)``.
+
+    Args:
+      log_pi0: ``(V,)`` float array, the base policy ``π₀`` as normalised log-probabilities.
+      optimizer: any optax optimizer.
+
+    Returns:
+      ``ReinforceState(log_pi0, optimizer.init(log_pi0))``.
+
+    Raises:
+      TypeError: ``log_pi0`` not floating, or half precision.
+      ValueError: ``log_pi0`` not 1-d, with NaN or ``+inf`` entries, or not normalised.
+    """
     log_pi0 = check_log_policy(log_pi0)
     return ReinforceState(log_pi0, optimizer.init(log_pi0))
 
@@ -94,9 +117,24 @@ def _step(key, state: ReinforceState, log_pi0, r, beta, optimizer, batch_size: i
 @cites(MONTEIRO_PAES)
 def reinforce_kl_step(key, state: ReinforceState, log_pi0: Float[Array, " V"], r: Float[Array, " V"], beta,
                       optimizer: optax.GradientTransformation, batch_size: int = 64):
-    """One REINFORCE update from ``batch_size`` samples of ``π_θ``; returns ``(state, ReinforceInfo)``.
+    """One REINFORCE update of ``θ`` from ``batch_size`` samples ``y_i ∼ π_θ``.
 
-    The step of :func:`reinforce_kl_algorithm` with every argument passed on each call (inputs unchecked).
+    The step of :func:`reinforce_kl_algorithm` with every argument passed on each call: the optimizer is applied to
+    the gradient of the surrogate ``−mean_i (f(y_i) − b) ln π_θ(y_i)``, ``f(y) = r(y) − β (ln π_θ(y) − ln π₀(y))``,
+    ``b = mean_i f(y_i)``. The inputs are not checked (use :func:`reinforce_kl_algorithm` for that).
+
+    Args:
+      key: PRNG key of the batch.
+      state: the current :class:`ReinforceState`.
+      log_pi0: ``(V,)`` float array, the base policy as normalised log-probabilities.
+      r: ``(V,)`` float array of rewards.
+      beta: KL penalty ``β > 0`` (float or 0-d array).
+      optimizer: the optax optimizer that made ``state.opt_state``.
+      batch_size: samples per step (static int).
+
+    Returns:
+      A tuple ``(state, info)``: the updated :class:`ReinforceState` and the :class:`ReinforceInfo` of the new
+      policy.
     """
     return _step(key, state, log_pi0, r, beta, optimizer, batch_size)
 
@@ -109,11 +147,13 @@ def reinforce_kl_algorithm(log_pi0: Float[Array, " V"], r: Float[Array, " V"], b
 
     Ascends ``R_β(π_θ) = E_{π_θ}[r] − β KL(π_θ‖π₀)`` with the score-function gradient
     ``E_{y∼π_θ}[(f(y) − b) ∇_θ ln π_θ(y)]``, ``f(y) = r(y) − β (ln π_θ(y) − ln π₀(y))``, ``b`` the batch mean.
+    A policy-gradient baseline **[chosen]** standing in for the PPO/GRPO runs of Monteiro Paes et al.,
+    arXiv:2605.07105 (not reproduced: only the abstract was available); its stationary point is ``π_β``.
 
     Args:
-      log_pi0: base policy log-probabilities, shape ``(V,)``, normalised.
-      r: rewards, shape ``(V,)``, finite.
-      beta: KL penalty ``β > 0`` (scalar; may be traced, e.g. vmapped).
+      log_pi0: base policy log-probabilities, ``(V,)`` float array, normalised.
+      r: rewards, ``(V,)`` finite float array.
+      beta: KL penalty ``β > 0`` (float or 0-d array; may be traced, e.g. vmapped).
       optimizer: any optax optimizer (default ``optax.adam(0.1)``).
       batch_size: samples of ``π_θ`` per step (static int ``≥ 2``).
 
@@ -122,12 +162,17 @@ def reinforce_kl_algorithm(log_pi0: Float[Array, " V"], r: Float[Array, " V"], b
       ``step(key, state) -> (ReinforceState, ReinforceInfo)``.
 
     Raises:
+      TypeError: ``log_pi0`` or ``r`` not floating; ``batch_size`` not an int.
       ValueError: ``log_pi0`` not normalised, ``r`` not finite or of another shape, ``beta`` not in
         ``(0, ∞)``, ``batch_size < 2``.
 
     Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.alignment import reinforce_kl_algorithm
       >>> algo = reinforce_kl_algorithm(jnp.log(jnp.array([0.5, 0.5])), jnp.array([0.0, 1.0]), 0.5)
-      >>> state, info = algo.step(jax.random.key(0), algo.init())
+      >>> state, info = jax.jit(algo.step)(jax.random.key(0), algo.init())
+      >>> info.kl.shape
+      ()
     """
     log_pi0, r = check_problem(log_pi0, r)
     beta = check_penalty(beta)
@@ -148,11 +193,34 @@ def reinforce_kl_algorithm(log_pi0: Float[Array, " V"], r: Float[Array, " V"], b
 def reinforce_kl_run(key, log_pi0: Float[Array, " V"], r: Float[Array, " V"], beta, *,
                      optimizer: optax.GradientTransformation | None = None, num_steps: int = 200,
                      batch_size: int = 64, thin: int = 1) -> tuple[ReinforceState, RunTrace]:
-    """Train for ``num_steps`` steps of :func:`reinforce_kl_algorithm` with :func:`jaxlab.core.run` (default
-    optimizer ``optax.adam(0.1)``).
+    """Train tabular REINFORCE for ``num_steps`` steps of :func:`reinforce_kl_algorithm` with :func:`jaxlab.core.run`.
 
-    Returns the final state and the trace of infos every ``thin`` steps. ``beta`` may be traced (vmap it to
-    train several penalties at once).
+    Args:
+      key: PRNG key, split into one key per step.
+      log_pi0: ``(V,)`` float array, the base policy as normalised log-probabilities.
+      r: ``(V,)`` finite float array of rewards.
+      beta: KL penalty ``β > 0`` (float or 0-d array; may be traced: vmap it to train several penalties at once).
+      optimizer: any optax optimizer (default ``optax.adam(0.1)``).
+      num_steps: number of steps (static int).
+      batch_size: samples of ``π_θ`` per step (static int ``≥ 2``).
+      thin: record the info every ``thin`` steps (``num_steps`` must be a multiple of it).
+
+    Returns:
+      A tuple ``(state, trace)``: the final :class:`ReinforceState` and a :class:`jaxlab.core.RunTrace` whose
+      ``infos`` is a :class:`ReinforceInfo` with fields of shape ``(num_steps // thin,)``.
+
+    Raises:
+      TypeError: as :func:`reinforce_kl_algorithm`; ``num_steps`` or ``thin`` not an int.
+      ValueError: as :func:`reinforce_kl_algorithm`; ``num_steps`` not a multiple of ``thin``.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.alignment import reinforce_kl_run
+      >>> log_pi0 = jax.nn.log_softmax(jnp.linspace(-1.0, 1.0, 5))
+      >>> state, trace = reinforce_kl_run(jax.random.key(0), log_pi0, jnp.linspace(0.0, 1.0, 5), 0.5,
+      ...                                 num_steps=50, batch_size=16)
+      >>> trace.infos.gain.shape
+      (50,)
     """
     algo = reinforce_kl_algorithm(log_pi0, r, beta, optimizer=optimizer, batch_size=batch_size)
     return run(algo.step, algo.init(), key, num_steps, thin=thin)

@@ -47,7 +47,13 @@ _COLUMNS = {"N": "Model Size", "C": "Training FLOP", "L": "loss"}
 
 
 class ScalingData(NamedTuple):
-    """Training runs in natural units: parameters N, tokens D, final loss L (float64 numpy arrays)."""
+    """Training runs in natural units, one entry per run.
+
+    Attributes:
+      N: ``(runs,)`` float64 numpy array, the parameter counts.
+      D: ``(runs,)`` float64 numpy array, the training tokens.
+      L: ``(runs,)`` float64 numpy array, the final losses (nats per token).
+    """
 
     N: np.ndarray
     D: np.ndarray

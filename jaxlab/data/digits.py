@@ -22,8 +22,19 @@ SACCADE_PATH = ((0, 0), (1, 0), (1, 1), (0, 1))
 
 
 def digits_dataset(test_fraction: float = 0.25, seed: int = 0):
-    """scikit-learn's 1797 digits as float32 images ``(N, 1, 8, 8)`` in [0, 1] and int32 labels, split by a
-    seeded permutation: ``(x_train, y_train, x_test, y_test)``."""
+    """scikit-learn's 1797 8x8 digits, split into train and test sets by a seeded permutation.
+
+    Args:
+      test_fraction: the fraction of the images held out, in ``(0, 1)``.
+      seed: non-negative int, the seed of the permutation.
+
+    Returns:
+      ``(x_train, y_train, x_test, y_test)``: float32 images ``(N, 1, 8, 8)`` scaled to ``[0, 1]`` and int32
+      labels ``(N,)`` in ``0..9``.
+
+    Raises:
+      ValueError: ``test_fraction`` is outside ``(0, 1)`` or ``seed`` is negative.
+    """
     from sklearn.datasets import load_digits
 
     check_in_range(test_fraction, "test_fraction", 0.0, 1.0, lo_open=True, hi_open=True)
@@ -38,8 +49,23 @@ def digits_dataset(test_fraction: float = 0.25, seed: int = 0):
 
 
 def digits_events(images: np.ndarray, num_steps: int, theta: float = 0.25) -> np.ndarray:
-    """ON/OFF event frames ``(N, T, 2, H, W)`` (float32, binary) of images ``(N, 1, H, W)`` in [0, 1] moved
-    along :data:`SACCADE_PATH` (cycled); see the module docstring."""
+    """ON/OFF event frames of images moved along :data:`SACCADE_PATH` (cycled); see the module docstring.
+
+    At step ``t`` the image is shifted by ``SACCADE_PATH[t mod len]``; channel 0 fires where the shifted image
+    exceeds the previous frame by more than ``theta`` (ON), channel 1 where it falls by more than ``theta``
+    (OFF).
+
+    Args:
+      images: ``(N, 1, H, W)`` array in ``[0, 1]``.
+      num_steps: the number of time steps ``T >= 1``.
+      theta: the event threshold in ``[0, 1)``.
+
+    Returns:
+      ``(N, T, 2, H, W)`` float32 array of 0/1 events.
+
+    Raises:
+      ValueError: ``images`` is not ``(N, 1, H, W)``, ``num_steps < 1`` or ``theta`` is outside ``[0, 1)``.
+    """
     images = np.asarray(images, dtype=np.float32)
     if images.ndim != 4 or images.shape[1] != 1:
         raise ValueError(f"images must have shape (N, 1, H, W), got {images.shape}")

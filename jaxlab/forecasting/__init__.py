@@ -11,6 +11,7 @@ Modules: :mod:`~jaxlab.forecasting.evolutionary` (roll-outs, losses, metrics), :
 The ETT loader, splits, scaling and windowing live in :mod:`jaxlab.data.ett` and are re-exported here.
 
 Example:
+  >>> import jax
   >>> from jaxlab import forecasting as F
   >>> tr, va, te = F.ett_splits(F.ett_like(jax.random.key(0)), 336)
   >>> (tr, va, te), _ = F.standard_scale(tr, va, te)

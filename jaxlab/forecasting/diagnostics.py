@@ -29,11 +29,37 @@ __all__ = ["gradient_conflict"]
 @renamed_kwargs(batch="batch_size")
 def gradient_conflict(model: eqx.Module, X: Float[Array, "n T C"], Y: Float[Array, "n L C"], H: int, *,
                       batch_size: int = 64) -> dict[str, Any]:
-    """``cos(∇_θ ℓ_near, ∇_θ ℓ_far)`` per minibatch of ``batch_size`` windows (the last partial one is dropped).
+    """Gradient conflict of near and far output steps: ``cos(∇_θ ℓ_near, ∇_θ ℓ_far)`` per minibatch.
 
-    ``ℓ_near = MSE(Ŷ[:, :H], Y[:, :H])`` and ``ℓ_far = MSE(Ŷ[:, H:L], Y[:, H:L])`` for the model's output length
-    ``L`` (``H < L <= Y.shape[1]``). Returns ``cos`` (per batch), ``cos_mean``, ``frac_negative`` and
-    ``per_group`` (parameter path -> mean cosine; 0 where either gradient vanishes on that group).
+    ``ℓ_near = MSE(Ŷ[:, :H], Y[:, :H])`` and ``ℓ_far = MSE(Ŷ[:, H:L], Y[:, H:L])`` for the model's output length ``L``;
+    the cosine is over all parameters, and per parameter group. Models whose output steps share no parameters
+    (:class:`~jaxlab.forecasting.Linear`, :class:`~jaxlab.forecasting.DLinear`) give exactly 0. The diagnostic of Ma et
+    al., "To See Far, Look Close: Evolutionary Forecasting for Long-term Time Series", arXiv:2601.23114 (only its
+    abstract and introduction were readable; the split at ``H`` and the per-group breakdown are reconstructed).
+
+    Args:
+      model: an equinox forecasting model ``(T, C) -> (L, C)``.
+      X: ``(n, T, C)`` float array of windows.
+      Y: ``(n, L', C)`` float array of targets, ``L' ≥ L``.
+      H: the split point (int with ``1 ≤ H < L``).
+      batch_size: windows per minibatch (int in ``[1, n]``; the last partial batch is dropped).
+
+    Returns:
+      dict with ``"cos"`` (the ``(⌊n / batch_size⌋,)`` cosines), ``"cos_mean"`` and ``"frac_negative"`` (0-d
+      float arrays) and ``"per_group"`` (parameter path → mean cosine; 0 where either gradient vanishes).
+
+    Raises:
+      TypeError: ``X`` or ``Y`` not floating; ``H`` or ``batch_size`` not an int.
+      ValueError: ``X`` or ``Y`` not 3-d, mismatched or non-finite; ``H ≥ L`` or ``H < 1``; ``Y`` shorter than
+        ``L``; ``batch_size`` not in ``[1, n]``.
+
+    Example:
+      >>> import jax
+      >>> from jaxlab.forecasting import Linear, gradient_conflict, make_windows, sinusoid_series
+      >>> X, Y = make_windows(sinusoid_series(200), 48, 24)
+      >>> out = gradient_conflict(Linear(48, 24, key=jax.random.key(0)), X, Y, 8, batch_size=32)
+      >>> float(out["cos_mean"])   # no parameter is shared across output steps
+      0.0
     """
     X, Y = check_windows(X, Y)
     H = check_int(H, "H", min_value=1)

@@ -33,13 +33,43 @@ def _batched(fn: Callable[[Array], Array], X: Array, batch_size: int) -> Array:
 def evaluate_horizons(model_or_models: Any, test_windows: Any, Ls: Sequence[int], mode: str = "ef", *,
                       stride: int | None = None, window_stride: int = 1, batch_size: int = 256
                       ) -> dict[int, dict[str, float]]:
-    """MSE/MAE table ``{L: {"mse", "mae", "windows"}}`` over the horizons ``Ls``.
+    """MSE/MAE table ``{L: {"mse", "mae", "windows"}}`` of EF or DF forecasts over the horizons ``Ls``.
 
-    ``test_windows``: a (N, C) test series (with its ``T`` lookback rows first; each ``L`` is scored on all its
-    ``⌊(N − T − L)/window_stride⌋ + 1`` windows, the Time-Series-Library protocol) or an ``(X, Y)`` pair
-    (every ``L <= Y.shape[1]`` on all windows). ``mode="ef"``: one model (or a mapping ``L -> model``) rolled
-    out by :func:`ef_forecast` (one roll-out to ``max(Ls)`` per model); ``mode="df"``: a mapping or sequence of
-    models aligned with ``Ls``, each of horizon ``L``, called once (:func:`df_forecast`).
+    For each ``L``: ``MSE = mean_{i,k,c} (Ŷ_{i,k,c} − Y_{i,k,c})²`` and ``MAE = mean |Ŷ − Y|`` over the test windows
+    ``i``, steps ``k ≤ L`` and channels ``c`` (the Time-Series-Library protocol), as in Ma et al., "To See Far, Look
+    Close: Evolutionary Forecasting for Long-term Time Series", arXiv:2601.23114. ``mode="ef"``: one model (or a mapping
+    ``L -> model``) rolled out by :func:`~jaxlab.forecasting.ef_forecast`, one roll-out to the largest ``L`` per model;
+    ``mode="df"``: one model of horizon ``L`` per ``L``, called once (:func:`~jaxlab.forecasting.df_forecast`).
+
+    Args:
+      model_or_models: one model, a mapping ``L -> model`` or a sequence of models aligned with ``Ls`` (``"df"``
+        needs one per distinct ``L``).
+      test_windows: a ``(N, C)`` test series whose first ``T`` rows are lookback (each ``L`` is scored on its
+        ``⌊(N − T − L)/window_stride⌋ + 1`` windows; the models need ``in_len``), or an ``(X, Y)`` pair of
+        windows (every ``L ≤ Y.shape[1]`` on all windows).
+      Ls: the horizons (ints ``≥ 1``, at least one).
+      mode: ``"ef"`` or ``"df"``.
+      stride: the EF evolution stride (default each model's horizon).
+      window_stride: step between scored windows (int ``≥ 1``).
+      batch_size: windows per batch of the compiled ``lax.map``.
+
+    Returns:
+      dict from each ``L`` to ``{"mse": float, "mae": float, "windows": int}``.
+
+    Raises:
+      TypeError: a horizon or ``window_stride`` not an int.
+      ValueError: an unknown ``mode``; no horizons; a sequence of models of another length than ``Ls``; one
+        model for several ``L`` in ``"df"``; an ``L`` beyond the targets or the series; models without ``in_len``
+        for a series; a model of another horizon than ``L`` in ``"df"``; as :func:`~jaxlab.forecasting.ef_forecast`.
+      KeyError: a mapping without a model for some ``L``.
+
+    Example:
+      >>> from jaxlab.forecasting import evaluate_horizons, fit_linear, make_windows, sinusoid_series
+      >>> y = sinusoid_series(400)
+      >>> model = fit_linear(*make_windows(y[:300], 48, 24))      # horizon H = 24, lookback T = 48
+      >>> table = evaluate_horizons(model, y[300 - 48:], [24, 48], "ef")
+      >>> table[48]["windows"]
+      53
     """
     if mode not in ("ef", "df"):
         raise ValueError(f"mode must be 'ef' or 'df', got {mode!r}")
@@ -95,7 +125,15 @@ def evaluate_horizons(model_or_models: Any, test_windows: Any, Ls: Sequence[int]
 
 
 def horizon_table(tables: Mapping[str, Mapping[int, Mapping[str, float]]]) -> str:
-    """Plain-text MSE/MAE table of several :func:`evaluate_horizons` results (rows: horizons)."""
+    """Plain-text MSE/MAE table of several :func:`evaluate_horizons` results, one row per horizon.
+
+    Args:
+      tables: mapping from a column name (e.g. ``"EF"``, ``"DF"``) to an :func:`evaluate_horizons` result; a
+        horizon missing from a result leaves its cells blank.
+
+    Returns:
+      The table as one string (a header line, then one line per horizon in increasing order).
+    """
     names = list(tables)
     Ls = sorted({L for t in tables.values() for L in t})
     head = f"{'L':>6}" + "".join(f" {n + ' MSE':>14} {n + ' MAE':>14}" for n in names)

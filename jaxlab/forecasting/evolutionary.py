@@ -74,12 +74,36 @@ def _check_hist(model: Model, x_hist: Any) -> Array:
 @cites(EF)
 def ef_forecast(model: Model, x_hist: Float[Array, "T C"], L: int, *, stride: int | None = None
                 ) -> Float[Array, "L C"]:
-    """Evolutionary forecast of ``L`` steps: ``K = ⌈L/s⌉`` evolution steps, each keeps the first ``s`` outputs
-    of ``model(W)`` and slides the window ``W`` (length ``T``) over them (``lax.scan``, static ``L``, ``s``).
+    """Evolutionary forecast of ``L`` steps by rolling out a short-horizon model on its own outputs.
 
-    ``model`` is any callable ``(T, C) -> (H, C)`` (an equinox model or a plain function); ``stride`` defaults
-    to ``H`` and must satisfy ``1 <= stride <= H``. With ``K = 1`` (``L <= s``) it is exactly one model call,
-    so ``ef_forecast(f, x, H) == df_forecast(f, x, H)`` to the bit. vmap over ``x_hist`` for many histories.
+    With evolution stride ``s`` (default ``H``): ``W_0 = X``, ``K = ⌈L/s⌉``; ``Ŷ_k = f(W_{k−1})[:s]``,
+    ``W_k = concat(W_{k−1}, Ŷ_k)[−T:]``; ``Ŷ = concat(Ŷ_k)[:L]``, in one ``lax.scan`` (static ``L``, ``s``). With
+    ``K = 1`` (``L ≤ s``) it is exactly one model call, so ``ef_forecast(f, x, H) == df_forecast(f, x, H)`` to the bit;
+    ``vmap`` over ``x_hist`` for many histories. Paper: Ma et al., "To See Far, Look Close: Evolutionary Forecasting for
+    Long-term Time Series", arXiv:2601.23114. Only its abstract and introduction were readable: the roll-out is
+    reconstructed from them, and a stride ``s < H`` is jaxlab's generalisation.
+
+    Args:
+      model: any callable ``(T, C) -> (H, C)`` (an equinox model or a plain function).
+      x_hist: ``(T, C)`` finite float array, the history window (``T = model.in_len`` and ``C = model.channels``
+        when the model has them).
+      L: the forecast length (static int ``≥ 1``).
+      stride: the evolution stride ``s`` (static int in ``[1, H]``; default ``H``).
+
+    Returns:
+      ``(L, C)`` float array.
+
+    Raises:
+      TypeError: ``x_hist`` not floating; ``L`` or ``stride`` not an int.
+      ValueError: ``x_hist`` not 2-d, not finite (under ``jit``: at run time), or not of the model's ``T``/``C``;
+        ``L < 1``; ``stride`` not in ``[1, H]``; ``model`` does not map ``(T, C)`` to ``(H, C)``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxlab.forecasting import ar1_oracle, ef_forecast
+      >>> f = ar1_oracle(0.9, 4)                     # block predictor of horizon H = 4
+      >>> pred = ef_forecast(f, jnp.ones((16, 1)), 10)   # K = 3 evolution steps
+      >>> pred[:, 0]                                 # the conditional mean 0.9^k, k = 1..10
     """
     x = _check_hist(model, x_hist)
     L = check_int(L, "L", min_value=1)
@@ -102,7 +126,23 @@ def ef_forecast(model: Model, x_hist: Float[Array, "T C"], L: int, *, stride: in
 
 @cites(EF)
 def df_forecast(model: Model, x_hist: Float[Array, "T C"], L: int) -> Float[Array, "L C"]:
-    """Direct forecast: one call of a model whose horizon ``H`` equals ``L`` (``ValueError`` otherwise)."""
+    """Direct forecast: one call of a model whose horizon ``H`` equals ``L`` (one model per ``L``).
+
+    The baseline of Ma et al., "To See Far, Look Close: Evolutionary Forecasting for Long-term Time Series",
+    arXiv:2601.23114; it equals :func:`ef_forecast` with ``K = 1``.
+
+    Args:
+      model: any callable ``(T, C) -> (H, C)`` (an equinox model or a plain function).
+      x_hist: ``(T, C)`` finite float array, the history window.
+      L: the forecast length (static int ``≥ 1``), which must equal the model's ``H``.
+
+    Returns:
+      ``(L, C)`` float array, ``model(x_hist)``.
+
+    Raises:
+      TypeError: ``x_hist`` not floating; ``L`` not an int.
+      ValueError: ``H ≠ L``; otherwise as :func:`ef_forecast`.
+    """
     x = _check_hist(model, x_hist)
     L = check_int(L, "L", min_value=1)
     H = output_shape(model, x)[0]
@@ -113,7 +153,19 @@ def df_forecast(model: Model, x_hist: Float[Array, "T C"], L: int) -> Float[Arra
 
 @cites(EF)
 def mse(pred: Array, true: Array) -> Array:
-    """Mean squared error over all entries (shapes must agree)."""
+    """Mean squared error over all entries, ``mean (pred − true)²``.
+
+    Args:
+      pred: float array of predictions.
+      true: float array of targets, of the shape of ``pred``.
+
+    Returns:
+      0-d float array.
+
+    Raises:
+      TypeError: an input not floating.
+      ValueError: the shapes differ.
+    """
     pred, true = as_array(pred, "pred"), as_array(true, "true")
     if pred.shape != true.shape:
         raise ValueError(f"pred and true must have the same shape, got {pred.shape} and {true.shape}")
@@ -122,7 +174,19 @@ def mse(pred: Array, true: Array) -> Array:
 
 @cites(EF)
 def mae(pred: Array, true: Array) -> Array:
-    """Mean absolute error over all entries (shapes must agree)."""
+    """Mean absolute error over all entries, ``mean |pred − true|``.
+
+    Args:
+      pred: float array of predictions.
+      true: float array of targets, of the shape of ``pred``.
+
+    Returns:
+      0-d float array.
+
+    Raises:
+      TypeError: an input not floating.
+      ValueError: the shapes differ.
+    """
     pred, true = as_array(pred, "pred"), as_array(true, "true")
     if pred.shape != true.shape:
         raise ValueError(f"pred and true must have the same shape, got {pred.shape} and {true.shape}")
@@ -150,7 +214,26 @@ def check_windows(X: Any, Y: Any) -> tuple[Array, Array]:
 @cites(EF)
 def forecast_loss(model: Model, X: Float[Array, "n T C"], Y: Float[Array, "n L C"], *, H: int | None = None
                   ) -> Array:
-    """``MSE(f_θ(X)[:, :H], Y[:, :H])`` (``H`` defaults to the model's horizon; a longer model is truncated)."""
+    """Training loss ``MSE(f(X)[:, :H], Y[:, :H])`` over a batch of windows.
+
+    ``H`` defaults to the model's horizon; a model of longer horizon is truncated (the DF and EF training objective of
+    Ma et al., "To See Far, Look Close: Evolutionary Forecasting for Long-term Time Series", arXiv:2601.23114).
+
+    Args:
+      model: any callable ``(T, C) -> (H, C)`` (an equinox model or a plain function).
+      X: ``(n, T, C)`` float array of windows.
+      Y: ``(n, L, C)`` float array of targets.
+      H: the supervised horizon (int in ``[1, min(model H, L)]``; default the model's ``H``).
+
+    Returns:
+      0-d float array.
+
+    Raises:
+      TypeError: ``X`` or ``Y`` not floating.
+      ValueError: ``X`` or ``Y`` not 3-d, with different numbers of windows or channels, or non-finite (under
+        ``jit``: at run time); ``model`` does not map ``(T, C)`` to ``(H, C)``;
+        ``H`` above the model's horizon or ``Y``'s length, or ``< 1``.
+    """
     X, Y = check_windows(X, Y)
     Hm = output_shape(model, X[0])[0]
     H = Hm if H is None else check_int(H, "H", min_value=1)
@@ -162,8 +245,26 @@ def forecast_loss(model: Model, X: Float[Array, "n T C"], Y: Float[Array, "n L C
 @cites(EF)
 def rollout_loss(model: Model, X: Float[Array, "n T C"], Y: Float[Array, "n L C"], *, stride: int | None = None
                  ) -> Array:
-    """``MSE(EF(X; L), Y)`` through ``L / s`` evolution steps; ``L = Y.shape[1]`` must be a multiple
-    of the stride ``s`` (default the model's horizon) so that every step's output is supervised."""
+    """Roll-out loss ``MSE(EF(X; L), Y)`` through ``L / s`` evolution steps **[jaxlab's addition]**.
+
+    ``L = Y.shape[1]`` must be a multiple of the stride ``s`` so that every step's output is supervised; gradients flow
+    through the whole roll-out (:func:`ef_forecast`).
+
+    Args:
+      model: any callable ``(T, C) -> (H, C)`` (an equinox model or a plain function).
+      X: ``(n, T, C)`` float array of windows.
+      Y: ``(n, L, C)`` float array of targets.
+      stride: the evolution stride ``s`` (int in ``[1, H]``; default the model's ``H``).
+
+    Returns:
+      0-d float array.
+
+    Raises:
+      TypeError: ``X`` or ``Y`` not floating.
+      ValueError: ``X`` or ``Y`` not 3-d, with different numbers of windows or channels, or non-finite (under
+        ``jit``: at run time); ``model`` does not map ``(T, C)`` to ``(H, C)``;
+        ``L`` not a multiple of ``stride``; ``stride`` not in ``[1, H]``.
+    """
     X, Y = check_windows(X, Y)
     H = output_shape(model, X[0])[0]
     s = H if stride is None else check_int(stride, "stride", min_value=1)

@@ -51,7 +51,12 @@ REVIN_EPS = 1e-5
 
 
 class RevINStats(NamedTuple):
-    """Per-channel statistics of one window: ``mean`` (C,) and ``scale = std + 1e-5`` (C,)."""
+    """Per-channel statistics of one window, as :func:`revin_norm` returns them.
+
+    Attributes:
+      mean: ``(C,)`` float array ``μ_c = mean_t x_{t,c}``.
+      scale: ``(C,)`` float array ``σ_c + 10⁻⁵``, ``σ_c`` the (biased) standard deviation over time.
+    """
 
     mean: Array
     scale: Array
@@ -59,7 +64,21 @@ class RevINStats(NamedTuple):
 
 @cites(REVIN)
 def revin_norm(x: Float[Array, "T C"]) -> tuple[Float[Array, "T C"], RevINStats]:
-    """``x̃ = (x − μ) / (σ + 1e-5)`` per channel over the time axis; returns ``(x̃, RevINStats(μ, σ + 1e-5))``."""
+    """Reversible instance normalisation of a window: ``x̃ = (x − μ) / (σ + 10⁻⁵)`` per channel over time.
+
+    Without the learnable affine of Kim et al., "Reversible Instance Normalization for Accurate Time-Series Forecasting
+    against Distribution Shift" (ICLR 2022; arXiv id not recorded).
+
+    Args:
+      x: ``(T, C)`` float array, one window.
+
+    Returns:
+      A tuple ``(x_norm, stats)``: the ``(T, C)`` normalised window and its :class:`RevINStats` ``(μ, σ + 10⁻⁵)``.
+
+    Raises:
+      TypeError: ``x`` not floating.
+      ValueError: ``x`` not 2-d.
+    """
     x = as_array(x, "x", ndim=2)
     mean = jnp.mean(x, axis=0)
     scale = jnp.sqrt(jnp.mean((x - mean) ** 2, axis=0)) + REVIN_EPS
@@ -68,7 +87,19 @@ def revin_norm(x: Float[Array, "T C"]) -> tuple[Float[Array, "T C"], RevINStats]
 
 @cites(REVIN)
 def revin_denorm(y: Float[Array, "H C"], stats: RevINStats) -> Float[Array, "H C"]:
-    """Invert :func:`revin_norm` on an output block: ``y · (σ + 1e-5) + μ``."""
+    """Invert :func:`revin_norm` on an output block: ``y · (σ + 10⁻⁵) + μ``.
+
+    Args:
+      y: ``(H, C)`` float array, the normalised forecast.
+      stats: the :class:`RevINStats` of the input window.
+
+    Returns:
+      ``(H, C)`` float array in the window's scale.
+
+    Raises:
+      TypeError: ``y`` not floating.
+      ValueError: ``y`` not 2-d or with another number of channels than ``stats``.
+    """
     y = as_array(y, "y", ndim=2)
     if y.shape[1] != stats.mean.shape[0]:
         raise ValueError(f"y must have {stats.mean.shape[0]} channels like the stats, got shape {y.shape}")
@@ -123,9 +154,34 @@ def _init_fields(obj, in_len, out_len, channels, revin):
 
 @cites(EF, DLINEAR)
 class Linear(_ChannelIndependent):
-    """``ŷ_c = W x_c + b``, ``W (H, T)`` shared across channels. No parameter is shared across output steps.
+    """Linear forecaster ``ŷ_c = W x_c + b``, ``W`` ``(H, T)`` shared across channels (channel independent).
 
-    ``key=None`` gives zero weights (to be set, e.g. by :func:`~jaxlab.generative.forecasting.fit_linear`)."""
+    No parameter is shared across output steps, so the gradients of near and far steps are disjoint
+    (:func:`~jaxlab.forecasting.gradient_conflict` gives 0). ``key=None`` gives zero weights, to be set (e.g. by
+    :func:`~jaxlab.forecasting.fit_linear`). Call it on one window: ``model(x)`` maps ``x`` ``(T, C)`` to ``ŷ``
+    ``(H, C)`` (``vmap`` for a batch); a window that is not ``(in_len, C)`` (or of another ``C`` than ``channels``)
+    raises ``ValueError``.
+
+    Args:
+      in_len: input window length ``T`` (int ``≥ 1``).
+      out_len: output horizon ``H`` (int ``≥ 1``).
+      key: PRNG key of the weights. ``None`` gives zero weights.
+      channels: the number of channels ``C`` the model accepts (``None``: any).
+      revin: wrap the network in RevIN (:func:`revin_norm` / :func:`revin_denorm`).
+      dtype: dtype of the weights (``None``: the default float dtype).
+
+    Attributes:
+      in_len: ``T`` (static).
+      out_len: ``H`` (static).
+      channels: ``C`` or ``None`` (static).
+      revin: whether RevIN is applied (static).
+      weight: ``(H, T)`` float array ``W``.
+      bias: ``(H,)`` float array ``b``.
+
+    Raises:
+      TypeError: a size is not an int.
+      ValueError: a size ``< 1``.
+    """
 
     weight: Float[Array, "H T"]
     bias: Float[Array, " H"]
@@ -145,7 +201,18 @@ class Linear(_ChannelIndependent):
 
 
 def moving_average(x: Float[Array, " T"], kernel: int) -> Float[Array, " T"]:
-    """Centred moving average of odd width ``kernel`` with the first/last value replicated at the ends."""
+    """Centred moving average of odd width ``kernel``, the first/last value replicated at the ends.
+
+    ``MA_k(x)_t = (1/k) Σ_{|j| ≤ (k−1)/2} x_{t+j}`` with ``x_t = x_0`` for ``t < 0`` and ``x_{T−1}`` for ``t ≥ T``:
+    DLinear's trend (Zeng et al., arXiv:2205.13504).
+
+    Args:
+      x: ``(T,)`` float array, one channel.
+      kernel: odd window width (int; not checked: an even width returns ``T − 1`` values).
+
+    Returns:
+      ``(T,)`` float array.
+    """
     front = jnp.repeat(x[:1], (kernel - 1) // 2)
     back = jnp.repeat(x[-1:], (kernel - 1) // 2)
     padded = jnp.concatenate([front, x, back])
@@ -154,7 +221,43 @@ def moving_average(x: Float[Array, " T"], kernel: int) -> Float[Array, " T"]:
 
 @cites(DLINEAR)
 class DLinear(_ChannelIndependent):
-    """Trend ``MA_k(x)`` (k = 25) and seasonal remainder, each mapped by its own linear ``T → H`` layer."""
+    """DLinear: one linear map of the trend and one of the seasonal remainder, channel independent.
+
+    Zeng, Chen, Zhang and Xu, "Are Transformers Effective for Time Series Forecasting?", arXiv:2205.13504. Trend
+    ``x^t = MA_k(x)`` (:func:`moving_average`, ``k = 25``) and seasonal remainder ``x^s = x − x^t``, each mapped by its
+    own linear layer ``T → H``: ``ŷ = W_s x^s + b_s + W_t x^t + b_t``, channel independent. Call it on one window:
+    ``model(x)`` maps ``x`` ``(T, C)`` to ``ŷ`` ``(H, C)`` (``vmap`` for a batch); a window that is not ``(in_len, C)``
+    (or of another ``C`` than ``channels``) raises ``ValueError``.
+
+    Args:
+      in_len: input window length ``T`` (int ``≥ 1``).
+      out_len: output horizon ``H`` (int ``≥ 1``).
+      key: PRNG key of the weights.
+      kernel: odd moving-average width ``k``.
+      channels: the number of channels ``C`` the model accepts (``None``: any).
+      revin: wrap the network in RevIN (:func:`revin_norm` / :func:`revin_denorm`).
+      dtype: dtype of the weights (``None``: the default float dtype).
+
+    Attributes:
+      in_len: ``T`` (static).
+      out_len: ``H`` (static).
+      channels: ``C`` or ``None`` (static).
+      revin: whether RevIN is applied (static).
+      seasonal: the ``eqx.nn.Linear`` ``T → H`` of the seasonal part.
+      trend: the ``eqx.nn.Linear`` ``T → H`` of the trend.
+      kernel: ``k`` (static).
+
+    Raises:
+      TypeError: a size is not an int.
+      ValueError: a size ``< 1``; an even ``kernel``.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.forecasting import DLinear
+      >>> model = DLinear(48, 24, key=jax.random.key(0))
+      >>> model(jnp.ones((48, 3))).shape     # any number of channels
+      (24, 3)
+    """
 
     seasonal: eqx.nn.Linear
     trend: eqx.nn.Linear
@@ -177,7 +280,33 @@ class DLinear(_ChannelIndependent):
 
 @cites(EF)
 class MLPForecaster(_ChannelIndependent):
-    """``T → width → width → H`` (GELU), the hidden layers shared by every output step; channel independent."""
+    """MLP forecaster ``T → width → ... → H`` (GELU) **[chosen: width 256, depth 2]**, channel independent.
+
+    The hidden layers are shared by every output step (so near and far steps compete for them, unlike :class:`Linear`).
+    Call it on one window: ``model(x)`` maps ``x`` ``(T, C)`` to ``ŷ`` ``(H, C)`` (``vmap`` for a batch); a window that
+    is not ``(in_len, C)`` (or of another ``C`` than ``channels``) raises ``ValueError``.
+
+    Args:
+      in_len: input window length ``T`` (int ``≥ 1``).
+      out_len: output horizon ``H`` (int ``≥ 1``).
+      key: PRNG key of the weights.
+      width: hidden width (int ``≥ 1``).
+      depth: number of hidden layers (int ``≥ 1``).
+      channels: the number of channels ``C`` the model accepts (``None``: any).
+      revin: wrap the network in RevIN (:func:`revin_norm` / :func:`revin_denorm`).
+      dtype: dtype of the weights (``None``: the default float dtype).
+
+    Attributes:
+      in_len: ``T`` (static).
+      out_len: ``H`` (static).
+      channels: ``C`` or ``None`` (static).
+      revin: whether RevIN is applied (static).
+      mlp: the ``eqx.nn.MLP`` ``T → H``.
+
+    Raises:
+      TypeError: a size is not an int.
+      ValueError: a size ``< 1``.
+    """
 
     mlp: eqx.nn.MLP
 
@@ -219,7 +348,46 @@ class _EncoderLayer(eqx.Module):
 
 @cites(PATCHTST)
 class TinyPatchTST(_ChannelIndependent):
-    """Channel-independent patch transformer: patches of length 16 (stride 8), 2 encoder layers, flatten head."""
+    """Channel-independent patch transformer after PatchTST **[sizes chosen for CPU]**.
+
+    Nie, Nguyen, Sinthong and Kalagnanam, "A Time Series is Worth 64 Words: Long-term Forecasting with Transformers",
+    arXiv:2211.14730. A channel's window is padded at the end with ``patch_stride`` copies of its last value and cut
+    into ``N = ⌊(T − P)/S⌋ + 2`` patches (``P = patch_len``, ``S = patch_stride``); each patch is embedded linearly plus
+    a learned position embedding, passed through pre-norm encoder layers **[chosen: LayerNorm instead of the paper's
+    BatchNorm]**, flattened and mapped ``N·d → H``. Call it on one window: ``model(x)`` maps ``x`` ``(T, C)`` to ``ŷ``
+    ``(H, C)`` (``vmap`` for a batch); a window that is not ``(in_len, C)`` (or of another ``C`` than ``channels``)
+    raises ``ValueError``.
+
+    Args:
+      in_len: input window length ``T`` (int ``≥ 1``).
+      out_len: output horizon ``H`` (int ``≥ 1``).
+      key: PRNG key of the weights.
+      patch_len: patch length ``P`` (int in ``[1, T]``).
+      patch_stride: patch stride ``S`` (int ``≥ 1``).
+      d_model: model dimension ``d`` (a multiple of ``num_heads``).
+      num_heads: attention heads.
+      num_layers: encoder layers (int ``≥ 1``).
+      d_ff: hidden width of the feed-forward block (GELU).
+      channels: the number of channels ``C`` the model accepts (``None``: any).
+      revin: wrap the network in RevIN (:func:`revin_norm` / :func:`revin_denorm`).
+      dtype: dtype of the weights (``None``: the default float dtype).
+
+    Attributes:
+      in_len: ``T`` (static).
+      out_len: ``H`` (static).
+      channels: ``C`` or ``None`` (static).
+      revin: whether RevIN is applied (static).
+      embed: the ``eqx.nn.Linear`` patch embedding ``P → d``.
+      pos: ``(N, d)`` float array, the learned position embedding (initialised ``N(0, 0.02²)``).
+      layers: tuple of pre-norm transformer encoder layers.
+      head: the ``eqx.nn.Linear`` ``N·d → H``.
+      patch_len: ``P`` (static).
+      patch_stride: ``S`` (static).
+
+    Raises:
+      TypeError: a size is not an int.
+      ValueError: a size below its minimum; ``patch_len > in_len``; ``d_model`` not a multiple of ``num_heads``.
+    """
 
     embed: eqx.nn.Linear
     pos: Float[Array, "N d"]
@@ -258,7 +426,40 @@ class TinyPatchTST(_ChannelIndependent):
 
 @cites(ITRANSFORMER)
 class TinyITransformer(_Forecaster):
-    """Inverted transformer: each channel's window is one token (``T → d``), attention runs across channels."""
+    """Inverted transformer after iTransformer **[sizes chosen for CPU]**: each channel's window is one token.
+
+    Liu et al., "iTransformer: Inverted Transformers Are Effective for Time Series Forecasting", arXiv:2310.06625. Each
+    channel's whole window is embedded ``T → d``, pre-norm encoder layers attend across channels, then a LayerNorm and a
+    linear head map ``d → H``; the only model here that mixes channels (any ``C``, as tokens). Call it on one window:
+    ``model(x)`` maps ``x`` ``(T, C)`` to ``ŷ`` ``(H, C)`` (``vmap`` for a batch); a window that is not ``(in_len, C)``
+    (or of another ``C`` than ``channels``) raises ``ValueError``.
+
+    Args:
+      in_len: input window length ``T`` (int ``≥ 1``).
+      out_len: output horizon ``H`` (int ``≥ 1``).
+      key: PRNG key of the weights.
+      d_model: model dimension ``d`` (a multiple of ``num_heads``).
+      num_heads: attention heads.
+      num_layers: encoder layers (int ``≥ 1``).
+      d_ff: hidden width of the feed-forward block (GELU).
+      channels: the number of channels ``C`` the model accepts (``None``: any).
+      revin: wrap the network in RevIN (:func:`revin_norm` / :func:`revin_denorm`).
+      dtype: dtype of the weights (``None``: the default float dtype).
+
+    Attributes:
+      in_len: ``T`` (static).
+      out_len: ``H`` (static).
+      channels: ``C`` or ``None`` (static).
+      revin: whether RevIN is applied (static).
+      embed: the ``eqx.nn.Linear`` token embedding ``T → d``.
+      layers: tuple of pre-norm transformer encoder layers.
+      norm: the final ``eqx.nn.LayerNorm``.
+      head: the ``eqx.nn.Linear`` ``d → H``.
+
+    Raises:
+      TypeError: a size is not an int.
+      ValueError: a size below its minimum; ``d_model`` not a multiple of ``num_heads``.
+    """
 
     embed: eqx.nn.Linear
     layers: tuple[_EncoderLayer, ...]

@@ -31,7 +31,7 @@ register_paper(EF, """
   title = {To See Far, Look Close: Evolutionary Forecasting for Long-term Time Series},
   author = {Ma and others},
   journal = {arXiv preprint arXiv:2601.23114},
-  note = {only the opening of the paper was readable; the spec reconstructs the rest},
+  note = {only the abstract and introduction were readable; jaxlab reconstructs the rest from them},
   year = {2026},
 }""")
 

@@ -72,7 +72,11 @@ def train_forecaster(key: Any, model: eqx.Module, train_windows: Any, *, num_ste
 
     Each step draws ``batch_size`` windows (uniformly, with replacement) and takes one step of
     ``optax.chain(clip_by_global_norm(clip), adamw(learning_rate, weight_decay))`` on ``loss(model, X, Y)``
-    through the trainer of :mod:`jaxlab.core.train`, driven by :func:`jaxlab.core.run`.
+    through the trainer of :mod:`jaxlab.core.train`, driven by :func:`jaxlab.core.run`. The default loss is
+    ``MSE(f(X)[:H], Y[:H])``, the training objective of both DF (``H = L``) and EF (short ``H``) in Ma et al., "To
+    See Far, Look Close: Evolutionary Forecasting for Long-term Time Series", arXiv:2601.23114; the optimiser
+    settings (AdamW 1e-3, weight decay 1e-4, clipping 1.0) are **[chosen]** (only the paper's abstract and
+    introduction were readable).
 
     Args:
       key: PRNG key (one split per step draws the minibatch).
@@ -94,6 +98,15 @@ def train_forecaster(key: Any, model: eqx.Module, train_windows: Any, *, num_ste
     Raises:
       ValueError: non-positive ``num_steps``, ``batch_size`` or ``learning_rate``, a model without
         ``in_len``/``out_len``, or windows that do not fit the model.
+
+    Example:
+      >>> import jax
+      >>> from jaxlab.forecasting import Linear, sinusoid_series, train_forecaster
+      >>> model = Linear(48, 24, key=jax.random.key(0))
+      >>> model, losses = train_forecaster(jax.random.key(1), model, sinusoid_series(300), num_steps=20,
+      ...                                  batch_size=8, with_losses=True)
+      >>> losses.shape
+      (20,)
     """
     num_steps = check_int(num_steps, "num_steps", min_value=1)
     batch_size = check_int(batch_size, "batch_size", min_value=1)
@@ -127,8 +140,37 @@ def train_forecaster(key: Any, model: eqx.Module, train_windows: Any, *, num_ste
 @cites(EF)
 def rollout_finetune(key: Any, model: eqx.Module, train_windows: Any, *, k_steps: int, stride: int | None = None,
                      **train_kwargs: Any):
-    """Fine-tune through ``k_steps`` evolution steps (**[our addition]**, not part of the plain EF scheme): minimise
-    :func:`rollout_loss` with targets of length ``k_steps · stride``; other arguments as :func:`train_forecaster`."""
+    """Fine-tune through ``k_steps`` evolution steps **[jaxlab's addition]**, not part of the plain EF scheme.
+
+    Minimises :func:`~jaxlab.forecasting.rollout_loss` (``MSE(EF(X; k s), Y)``, stride ``s``) on targets of length
+    ``k_steps · s`` with the loop of :func:`train_forecaster`, so that the model learns from its own fed-back outputs
+    (an extension of Ma et al., "To See Far, Look Close: Evolutionary Forecasting for Long-term Time Series",
+    arXiv:2601.23114).
+
+    Args:
+      key: PRNG key (minibatches).
+      model: a jaxlab forecasting model (with ``in_len`` and ``out_len``).
+      train_windows: an ``(X, Y)`` pair with targets of length ``≥ k_steps · s``, or a ``(N, C)`` series.
+      k_steps: evolution steps ``k`` per roll-out (int ``≥ 1``).
+      stride: the evolution stride ``s`` (int in ``[1, H]``; default the model's ``H``).
+      **train_kwargs: the other keyword arguments of :func:`train_forecaster` (``num_steps``, ``batch_size``,
+        ``learning_rate``, ``weight_decay``, ``clip``, ``with_losses``).
+
+    Returns:
+      As :func:`train_forecaster`: the fine-tuned model, and the per-step losses when ``with_losses``.
+
+    Raises:
+      TypeError: ``k_steps`` or ``stride`` not an int; ``loss`` or ``target_len`` passed in ``train_kwargs``.
+      ValueError: ``k_steps < 1``; ``stride`` not in ``[1, H]``; otherwise as :func:`train_forecaster`.
+      AttributeError: ``model`` has no ``out_len``.
+
+    Example:
+      >>> import jax
+      >>> from jaxlab.forecasting import Linear, rollout_finetune, sinusoid_series
+      >>> model = Linear(48, 24, key=jax.random.key(0))
+      >>> model = rollout_finetune(jax.random.key(1), model, sinusoid_series(300), k_steps=2, num_steps=10,
+      ...                          batch_size=8)
+    """
     k_steps = check_int(k_steps, "k_steps", min_value=1)
     s = model.out_len if stride is None else check_int(stride, "stride", min_value=1, max_value=model.out_len)
     return train_forecaster(key, model, train_windows, target_len=k_steps * s,
@@ -138,9 +180,33 @@ def rollout_finetune(key: Any, model: eqx.Module, train_windows: Any, *, k_steps
 @cites(DLINEAR)
 def fit_linear(X: Float[Array, "n T C"], Y: Float[Array, "n H C"], *, ridge: float = 0.0, bias: bool = True
                ) -> Linear:
-    """Least-squares :class:`Linear` (no RevIN) on channel-independent windows: ``min ‖W x + b − y‖² + ridge‖W‖²``
-    over every window and channel, solved in closed form (NumPy ``lstsq`` in float64: the minimum-norm solution;
-    not jit-able)."""
+    """Least-squares :class:`~jaxlab.forecasting.Linear` (no RevIN) on channel-independent windows, in closed form.
+
+    ``min_{W,b} Σ_{i,c} ‖W x_{i,c} + b − y_{i,c}‖² + ridge ‖W‖_F²`` over every window ``i`` and channel ``c`` (the bias
+    is not penalised), solved by NumPy's ``lstsq`` in float64 (the minimum-norm solution); not jit-able. The linear
+    model is that of Zeng et al., arXiv:2205.13504, fitted here without gradient descent.
+
+    Args:
+      X: ``(n, T, C)`` finite float array of windows.
+      Y: ``(n, H, C)`` finite float array of targets.
+      ridge: the ridge penalty ``≥ 0``.
+      bias: fit the bias ``b`` (else ``b = 0``).
+
+    Returns:
+      A :class:`~jaxlab.forecasting.Linear` ``T → H`` with ``revin=False``, weights in ``X``'s dtype.
+
+    Raises:
+      TypeError: ``X`` or ``Y`` not floating.
+      ValueError: ``X`` or ``Y`` not 3-d, with different numbers of windows or channels, or non-finite;
+        ``ridge`` negative or not finite.
+
+    Example:
+      >>> from jaxlab.forecasting import ef_forecast, fit_linear, make_windows, sinusoid_series
+      >>> X, Y = make_windows(sinusoid_series(400), 48, 24)
+      >>> model = fit_linear(X, Y)
+      >>> ef_forecast(model, X[0], 96).shape   # 4 evolution steps of H = 24
+      (96, 1)
+    """
     X, Y = check_windows(X, Y)
     ridge = check_positive(ridge, "ridge", strict=False)
     T, H = X.shape[1], Y.shape[1]

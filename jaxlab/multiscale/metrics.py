@@ -43,7 +43,19 @@ def weak_recovery_time(traj: Float[Array, "T 2"], thr: float = 0.25, record_ever
     """First step ``t`` (in SGD steps) with ``|m_1 m_2| >= thr``; ``-1`` if never reached.
 
     ``traj`` holds the overlaps ``(m_1, m_2)`` recorded every ``record_every`` steps (entry ``i`` is after
-    step ``(i + 1) · record_every``).
+    step ``(i + 1) · record_every``), e.g. the second output of :func:`jaxlab.multiscale.run_online_sgd`.
+
+    Args:
+      traj: ``(T, 2)`` float array of recorded overlaps.
+      thr: threshold in ``(0, 1]`` on ``|m_1 m_2|``.
+      record_every: the recording interval in SGD steps (not validated).
+
+    Returns:
+      0-d int array: the first step reaching the threshold, or ``-1``.
+
+    Raises:
+      TypeError: non-float ``traj``.
+      ValueError: ``traj`` not of shape ``(T, 2)``, or ``thr`` outside ``(0, 1]``.
     """
     traj = as_array(traj, "traj", ndim=2, shape=(None, 2))
     thr = check_in_range(thr, "thr", 0.0, 1.0, lo_open=True)
@@ -52,7 +64,19 @@ def weak_recovery_time(traj: Float[Array, "T 2"], thr: float = 0.25, record_ever
 
 
 def strong_recovery(traj: Float[Array, "T 2"], eps: float) -> Array:
-    """Whether the last recorded overlaps satisfy ``min_k |m_k| >= 1 - eps``."""
+    """Strong recovery: whether the last recorded overlaps satisfy ``min_k |m_k| >= 1 - eps``.
+
+    Args:
+      traj: ``(T, K)`` float array of recorded overlaps (the last row is used).
+      eps: tolerance in ``(0, 1]``.
+
+    Returns:
+      0-d bool array.
+
+    Raises:
+      TypeError: non-float ``traj``.
+      ValueError: ``traj`` not 2-D, or ``eps`` outside ``(0, 1]``.
+    """
     traj = as_array(traj, "traj", ndim=2)
     eps = check_in_range(eps, "eps", 0.0, 1.0, lo_open=True)
     return jnp.min(jnp.abs(traj[-1])) >= 1.0 - eps

@@ -79,7 +79,21 @@ def _hermite_link(a: tuple[float, ...]):
 
 
 def link_fns(link: LinkSpec):
-    """``(σ, σ')`` of a preset name or a tuple of normalised Hermite coefficients ``(a_0, a_1, ...)``."""
+    """The link ``σ`` and its derivative ``σ'`` for a preset name or a tuple of Hermite coefficients.
+
+    A tuple ``(a_0, a_1, ...)`` (at least two entries) means ``σ = Σ_k a_k He_k / √(k!)`` (probabilists'
+    Hermite polynomials). The coefficients are not normalised here (:func:`check_config` with ``strict=True``
+    checks the standardisation).
+
+    Args:
+      link: a name of :data:`LINKS` (``"linear"``, ``"tanh"``, ``"he12"``, ``"he13"``) or a tuple of floats.
+
+    Returns:
+      ``(sigma, dsigma)``: two elementwise functions of a float array, each returning an array of its shape.
+
+    Raises:
+      ValueError: an unknown name, or a tuple shorter than 2 or with non-numeric entries.
+    """
     if isinstance(link, str):
         if link not in LINKS:
             raise ValueError(f"link must be one of {sorted(LINKS)} or a tuple of Hermite coefficients, got {link!r}")
@@ -90,7 +104,22 @@ def link_fns(link: LinkSpec):
 
 
 def link_moments(link: LinkSpec, n_nodes: int = 150) -> tuple[float, float, float]:
-    """``(E σ(Z), E σ(Z)², μ_1 = E[Z σ(Z)])`` for ``Z ~ N(0, 1)`` by Gauss-Hermite quadrature (float64)."""
+    """Moments ``(E σ(Z), E σ(Z)², μ_1 = E[Z σ(Z)])`` of a link for ``Z ~ N(0, 1)``.
+
+    Computed by Gauss-Hermite (probabilists') quadrature with ``n_nodes`` nodes, in float64 even when
+    ``jax_enable_x64`` is off. A standardised link has mean 0 and second moment 1; ``μ_1 ≠ 0`` keeps the first
+    chaos of the module docstring nonzero.
+
+    Args:
+      link: a preset name of :data:`LINKS` or a tuple of Hermite coefficients (see :func:`link_fns`).
+      n_nodes: number of quadrature nodes (exact for polynomial links of degree below ``n_nodes``).
+
+    Returns:
+      ``(mean, second_moment, mu1)`` as Python floats.
+
+    Raises:
+      ValueError: an unknown link.
+    """
     sigma, _ = link_fns(link)
     z, w = np.polynomial.hermite_e.hermegauss(n_nodes)
     w = w / w.sum()
@@ -107,8 +136,15 @@ def _eval64(fn, z: np.ndarray) -> np.ndarray:
 
 
 class MSIMConfig(NamedTuple):
-    """Static configuration: ``d`` (block size), ``K`` (layers), ``links`` (K entries, finest first),
-    ``noise_std`` (``τ``)."""
+    """Static configuration of the multiscale single-index model (input dimension ``d^K``).
+
+    Attributes:
+      d: block size ``d >= 2`` (Python int).
+      K: number of layers (scales) ``K >= 1`` (Python int).
+      links: ``K`` links, finest first (``links[0]`` is ``σ_1``): preset names of :data:`LINKS` or tuples of
+        Hermite coefficients.
+      noise_std: ``τ >= 0``, the standard deviation of the label noise ``τ ξ`` (default 0).
+    """
 
     d: int
     K: int
@@ -121,6 +157,19 @@ def check_config(cfg: MSIMConfig, *, strict: bool = False, need_first_chaos: boo
 
     ``strict=True`` also checks that every link is standardised (mean 0, second moment 1, to 1e-6);
     ``need_first_chaos=True`` raises when a link has ``μ_1 = 0`` (the first chaos then vanishes).
+
+    Args:
+      cfg: the :class:`MSIMConfig` to check.
+      strict: also require standardised links.
+      need_first_chaos: also require ``|μ_1| >= 1e-8`` for every link.
+
+    Returns:
+      ``cfg`` unchanged.
+
+    Raises:
+      TypeError: ``cfg`` is not an :class:`MSIMConfig`, or ``d``/``K`` are not ints.
+      ValueError: ``d < 2``, ``K < 1``, ``len(links) != K``, an unknown link, ``noise_std < 0``, or a failed
+        ``strict``/``need_first_chaos`` check.
     """
     if not isinstance(cfg, MSIMConfig):
         raise TypeError(f"cfg must be an MSIMConfig, got {type(cfg).__name__}")
@@ -162,8 +211,21 @@ def sample_features(key, d: int, K: int, delocalized: bool = True) -> Float[Arra
     """``K`` unit features (row ``k-1`` is ``w_k``), uniform on the sphere.
 
     Uniform vectors are delocalised (``||w||_∞ <= C sqrt(log d / d)``) with high probability; with
-    ``delocalized=True`` each row is redrawn (by rejection, up to 8 times) until
-    ``||w||_∞ <= 2 sqrt(log d / d)``.
+    ``delocalized=True`` each row is the first of 8 independent draws with ``||w||_∞ <= 2 sqrt(log d / d)``
+    (the first draw if none qualifies). The delocalisation threshold is chosen here.
+
+    Args:
+      key: PRNG key.
+      d: block size ``>= 2``.
+      K: number of features ``>= 1``.
+      delocalized: apply the rejection step.
+
+    Returns:
+      ``(K, d)`` float array (default float dtype) of unit rows.
+
+    Raises:
+      TypeError: ``d`` or ``K`` is not an int.
+      ValueError: ``d < 2`` or ``K < 1``.
     """
     d = check_int(d, "d", min_value=2)
     K = check_int(K, "K", min_value=1)
@@ -195,7 +257,22 @@ def _forward(ws: Array, x: Array, cfg: MSIMConfig) -> Array:
 
 @cites(MSIM)
 def msim_forward(ws: Float[Array, "K d"], x: Float[Array, " D"], cfg: MSIMConfig) -> Float[Array, ""]:
-    """Noiseless response ``h⁽ᴷ⁾`` of one input of length ``d^K`` (vmap over a batch)."""
+    """Noiseless response ``h⁽ᴷ⁾`` of one input: ``z⁽ᵏ⁾ = reshape(h⁽ᵏ⁻¹⁾, (d^{K-k}, d)) · w_k``, ``h⁽ᵏ⁾ = σ_k(z⁽ᵏ⁾)``.
+
+    ``vmap`` it over a batch.
+
+    Args:
+      ws: ``(K, d)`` float array of unit features, finest first (non-unit rows are normalised with a warning).
+      x: ``(d^K,)`` float array, one input.
+      cfg: the model's :class:`MSIMConfig`.
+
+    Returns:
+      0-d float array, ``h⁽ᴷ⁾`` (no noise).
+
+    Raises:
+      TypeError: an invalid ``cfg`` or non-float arrays.
+      ValueError: an invalid ``cfg``, ``ws`` not of shape ``(K, d)`` or non-finite, or ``x`` not of length ``d^K``.
+    """
     check_config(cfg)
     ws = _check_ws(ws, cfg)
     x = as_array(x, "x", ndim=1)
@@ -215,9 +292,38 @@ def _draw(key, ws, m: int, cfg: MSIMConfig):
 
 @cites(MSIM)
 def sample_data(key, ws: Float[Array, "K d"], n: int, cfg: MSIMConfig, *, chunk: int = 4096):
-    """``n`` samples ``(X (n, d^K), y (n,))``, generated ``chunk`` rows at a time (``lax.map``) so that the
-    intermediate activations never exceed ``chunk x d^K``. For sizes where ``X`` itself does not fit in
-    memory, use :func:`first_chaos_mc`, which streams."""
+    """``n`` samples of the model: ``x ~ N(0, I_{d^K})``, ``y = h⁽ᴷ⁾(x) + τ ξ``.
+
+    Generated ``chunk`` rows at a time (``lax.map``) so that the intermediate activations never exceed
+    ``chunk x d^K``. For sizes where ``X`` itself does not fit in memory, use :func:`first_chaos_mc`, which
+    streams.
+    The model is reconstructed: only the abstract of "Multiscale Single-Index Model" (2026; authors and arXiv
+    id not located) was available, so the block/reshape convention and the link standardisation are jaxlab's
+    (module docstring).
+
+    Args:
+      key: PRNG key.
+      ws: ``(K, d)`` float array of unit features, finest first (non-unit rows are normalised with a warning).
+      n: number of samples ``>= 1``.
+      cfg: the model's :class:`MSIMConfig`.
+      chunk: rows generated per ``lax.map`` step (``>= 1``; capped at ``n``).
+
+    Returns:
+      ``(X, y)``: ``(n, d^K)`` inputs and ``(n,)`` responses, in the dtype of ``ws``.
+
+    Raises:
+      TypeError: an invalid ``cfg`` or non-int ``n``/``chunk``.
+      ValueError: an invalid ``cfg``, ``ws`` of the wrong shape or non-finite, ``n < 1`` or ``chunk < 1``.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.multiscale import MSIMConfig, sample_data
+      >>> cfg = MSIMConfig(d=4, K=2, links=("tanh", "linear"))
+      >>> ws = jnp.array([[0.6, 0.8, 0.0, 0.0], [0.0, 0.6, 0.0, -0.8]])  # unit rows w_1, w_2
+      >>> X, y = sample_data(jax.random.key(1), ws, 100, cfg)
+      >>> X.shape, y.shape
+      ((100, 16), (100,))
+    """
     check_config(cfg)
     ws = _check_ws(ws, cfg)
     n = check_int(n, "n", min_value=1)
@@ -249,6 +355,23 @@ def first_chaos_mc(key, ws: Float[Array, "K d"], n: int, cfg: MSIMConfig, *, chu
     use, so that XLA keeps the pairs in memory instead of re-hashing them for each consumer; at ``d^K = 4096``
     chunks of 128 rows stay in cache (measured 3x faster than 4096). Forward pass: one matrix-vector product
     per layer over the chunk.
+
+    Args:
+      key: PRNG key.
+      ws: ``(K, d)`` float array of unit features, finest first.
+      n: number of samples ``>= 1`` (rounded up as above).
+      cfg: the model's :class:`MSIMConfig`.
+      chunk: rows per scan step ``>= 1`` (capped at ``n``, then rounded up to even).
+      center: subtract the sample mean ``ȳ`` (``False``: ``(1/n) Σ_i y_i x_i``).
+
+    Returns:
+      ``(d^K,)`` array ``T̂`` in the dtype of ``ws`` (the exact ``T*`` is ``V ⊗ w_1``, see
+      :func:`first_chaos_exact_k2`).
+
+    Raises:
+      TypeError: an invalid ``cfg`` or non-int ``n``/``chunk``.
+      ValueError: an invalid ``cfg``, a link with ``μ_1 = 0``, ``ws`` of the wrong shape or non-finite, ``n < 1``
+        or ``chunk < 1``.
     """
     check_config(cfg, need_first_chaos=True)
     ws = _check_ws(ws, cfg)
@@ -290,7 +413,20 @@ def first_chaos_mc(key, ws: Float[Array, "K d"], n: int, cfg: MSIMConfig, *, chu
 def first_chaos_exact_k2(ws: Float[Array, "2 d"], cfg: MSIMConfig) -> Float[Array, " D"]:
     """Exact ``T* = v ⊗ w_1`` for ``K = 2`` when ``σ_2`` is ``linear`` or ``he12`` (any standardised ``σ_1``).
 
-    Raises ``ValueError`` for other outer links (no closed form; use :func:`first_chaos_mc`).
+    ``σ_2 = linear``: ``v = μ_1(σ_1) w_2``; ``σ_2 = he12``: ``v_j = w_{2,j}(μ_1(σ_1) + √2 w_{2,j} E[σ_1 σ_1'](Z))/√2``
+    (module docstring; derived here from Stein's lemma, part of the reconstruction).
+
+    Args:
+      ws: ``(2, d)`` float array of unit features ``(w_1, w_2)``.
+      cfg: the model's :class:`MSIMConfig` with ``K = 2``.
+
+    Returns:
+      ``(d²,)`` array ``T* = v ⊗ w_1`` (``w_1`` on the fastest index).
+
+    Raises:
+      TypeError: an invalid ``cfg``.
+      ValueError: an invalid ``cfg``, ``cfg.K != 2``, ``ws`` of the wrong shape or non-finite, or an outer link
+        other than ``linear`` and ``he12`` (no closed form; use :func:`first_chaos_mc`).
     """
     check_config(cfg)
     if cfg.K != 2:

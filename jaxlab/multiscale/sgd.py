@@ -62,21 +62,37 @@ __all__ = [
 
 
 class SphericalSGDState(NamedTuple):
-    """Student features ``u`` (row ``k-1`` is ``u_k``, unit rows) and the number of steps taken."""
+    """State of the two-layer spherical SGD.
+
+    Attributes:
+      u: ``(2, d)`` float array of the student's unit features (row ``k-1`` is ``u_k``).
+      step: 0-d int32 array, the number of steps taken (the schedule's argument).
+    """
 
     u: Float[Array, "2 d"]
     step: Int[Array, ""]
 
 
 class SphericalSGDInfo(NamedTuple):
-    """Loss ``½ (f - y)²`` on the step's sample (before the update) and the learning rate ``η_t`` used."""
+    """Record of one spherical SGD step.
+
+    Attributes:
+      loss: 0-d float array, ``½ (f(x; u) - y)²`` on the step's sample, before the update.
+      learning_rate: 0-d float array, the step size ``η_t`` used.
+    """
 
     loss: Float[Array, ""]
     learning_rate: Float[Array, ""]
 
 
 class OnlineSGDInfo(NamedTuple):
-    """:class:`SphericalSGDInfo` of a teacher-student step, and the signed overlaps ``⟨u_k, w_k⟩`` after it."""
+    """Record of one teacher-student step of :func:`online_sgd_algorithm`.
+
+    Attributes:
+      loss: 0-d float array, ``½ (f(x; u) - y)²`` on the fresh sample, before the update.
+      learning_rate: 0-d float array, the step size ``η_t`` used.
+      overlaps: ``(2,)`` float array, the signed overlaps ``⟨u_k, w_k⟩`` after the step.
+    """
 
     loss: Float[Array, ""]
     learning_rate: Float[Array, ""]
@@ -84,14 +100,23 @@ class OnlineSGDInfo(NamedTuple):
 
 
 class ShallowSGDState(NamedTuple):
-    """The shallow baseline's unit vector ``u`` in ``R^{d^K}`` and the number of steps taken."""
+    """State of the shallow single-index baseline.
+
+    Attributes:
+      u: ``(d^K,)`` float array, the unit vector ``u``.
+      step: 0-d int32 array, the number of steps taken.
+    """
 
     u: Float[Array, " D"]
     step: Int[Array, ""]
 
 
 class ShallowSGDInfo(NamedTuple):
-    """``|⟨u, w_K ⊗ ... ⊗ w_1⟩|`` after the step."""
+    """Record of one step of the shallow baseline.
+
+    Attributes:
+      overlap: 0-d float array, ``|⟨u, w_K ⊗ ... ⊗ w_1⟩|`` after the step.
+    """
 
     overlap: Float[Array, ""]
 
@@ -167,7 +192,25 @@ def spherical_step(state: SphericalSGDState, x: Float[Array, " D"], y, learning_
 
 @cites(BEN_AROUS)
 def lr_schedule(d: int, c_w: float, T_w: int, c_s: float) -> optax.Schedule:
-    """``η_t = c_w / (d log d)`` for ``t < T_w``, then ``c_s / d`` (an optax schedule)."""
+    """Two-phase step size ``η_t = c_w / (d log d)`` for ``t < T_w``, then ``c_s / d``, as an optax schedule.
+
+    Part of the reconstruction after Ben Arous, Gheissari and Jagannath, *Online stochastic gradient descent on
+    non-convex losses from high-dimensional inference* (arXiv:2003.10409): ``η ∝ 1/(d log d)`` for weak recovery
+    (``O(d log² d)`` steps), then ``η ∝ 1/d`` for the linear-convergence phase; the constants are the caller's.
+
+    Args:
+      d: block size ``>= 2``.
+      c_w: weak-recovery constant ``> 0``.
+      T_w: length of the first phase in steps ``>= 0``.
+      c_s: strong-recovery constant ``> 0``.
+
+    Returns:
+      An ``optax.Schedule``, ``t -> η_t`` (0-d float array).
+
+    Raises:
+      TypeError: ``d`` or ``T_w`` is not an int.
+      ValueError: ``d < 2``, ``T_w < 0``, or ``c_w``/``c_s`` not finite and > 0.
+    """
     d = check_int(d, "d", min_value=2)
     T_w = check_int(T_w, "T_w", min_value=0)
     c_w = check_positive(c_w, "c_w")
@@ -198,6 +241,9 @@ def spherical_sgd_algorithm(cfg: MSIMConfig, learning_rate: Callable[[Array], Ar
     ``init(key)`` is :func:`sgd_init`; ``step(key, state, (x, y)) -> (state, SphericalSGDInfo)`` is one
     :func:`spherical_step` on the sample ``(x, y)`` with ``η_t = learning_rate(state.step)`` (``key`` is
     ignored). Drive it over a data set with ``jaxlab.core.run(algo.step, state, None, xs=(X, Y))``.
+    Reconstructed (the paper's text was not available): the joint spherical SGD and its two-phase schedule follow
+    the online SGD analysis of Ben Arous, Gheissari and Jagannath (arXiv:2003.10409), applied to the
+    reconstructed two-layer model.
 
     Args:
       cfg: the model's configuration (``K = 2``).
@@ -210,8 +256,16 @@ def spherical_sgd_algorithm(cfg: MSIMConfig, learning_rate: Callable[[Array], Ar
       ValueError: ``cfg.K != 2`` or a learning rate that is not finite and > 0.
 
     Example:
-      >>> algo = spherical_sgd_algorithm(MSIMConfig(8, 2, ("tanh", "tanh")), lr_schedule(8, 0.3, 500, 0.2))
-      >>> state, trace = jaxlab.core.run(algo.step, algo.init(key), None, xs=(X, Y))
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.core import run
+      >>> from jaxlab.multiscale import MSIMConfig, lr_schedule, sample_data, spherical_sgd_algorithm
+      >>> cfg = MSIMConfig(4, 2, ("tanh", "linear"))
+      >>> ws = jnp.array([[0.6, 0.8, 0.0, 0.0], [0.0, 0.6, 0.0, -0.8]])  # the teacher's w_1, w_2
+      >>> X, Y = sample_data(jax.random.key(1), ws, 200, cfg)
+      >>> algo = spherical_sgd_algorithm(cfg, lr_schedule(4, 0.3, 100, 0.2))
+      >>> state, trace = run(algo.step, algo.init(jax.random.key(2)), None, xs=(X, Y))
+      >>> trace.infos.loss.shape
+      (200,)
     """
     _check_k2(cfg)
     sched = _as_schedule(learning_rate, "learning_rate")
@@ -236,6 +290,9 @@ def online_sgd_algorithm(ws: Float[Array, "2 d"], cfg: MSIMConfig,
 
     ``init(key)`` is :func:`sgd_init` in the dtype of ``ws``; ``step(key, state) -> (state, OnlineSGDInfo)``
     reports the loss, ``η_t = learning_rate(state.step)`` and the signed overlaps ``⟨u_k, w_k⟩`` after the step.
+    Reconstructed (the paper's text was not available): the joint spherical SGD and its two-phase schedule follow
+    the online SGD analysis of Ben Arous, Gheissari and Jagannath (arXiv:2003.10409), applied to the
+    reconstructed two-layer model.
 
     Args:
       ws: the teacher's unit features, shape ``(2, d)``.
@@ -247,6 +304,17 @@ def online_sgd_algorithm(ws: Float[Array, "2 d"], cfg: MSIMConfig,
 
     Raises:
       ValueError: ``cfg.K != 2``, ``ws`` of the wrong shape, or a learning rate that is not finite and > 0.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.core import run
+      >>> from jaxlab.multiscale import MSIMConfig, online_sgd_algorithm
+      >>> cfg = MSIMConfig(4, 2, ("tanh", "linear"))
+      >>> ws = jnp.array([[0.6, 0.8, 0.0, 0.0], [0.0, 0.6, 0.0, -0.8]])  # the teacher's w_1, w_2
+      >>> algo = online_sgd_algorithm(ws, cfg, 0.05)
+      >>> state, trace = run(algo.step, algo.init(jax.random.key(1)), jax.random.key(2), 200)
+      >>> trace.infos.overlaps.shape
+      (200, 2)
     """
     _check_k2(cfg)
     ws = _check_ws(ws, cfg)
@@ -280,6 +348,9 @@ def run_online_sgd(
     """Online SGD from a random start (or ``init``) with one fresh sample per step (never a data set).
 
     Runs :func:`online_sgd_algorithm` with :func:`jaxlab.core.run`. Vmappable over ``key`` (seeds).
+    Reconstructed (the paper's text was not available): the joint spherical SGD and its two-phase schedule follow
+    the online SGD analysis of Ben Arous, Gheissari and Jagannath (arXiv:2003.10409), applied to the
+    reconstructed two-layer model.
 
     Args:
       key: PRNG key (split into the start and the samples).
@@ -293,6 +364,22 @@ def run_online_sgd(
     Returns:
       The final state and the signed overlaps ``(⟨u_1, w_1⟩, ⟨u_2, w_2⟩)`` after every ``record_every``-th step,
       shape ``(num_steps // record_every, 2)``.
+
+    Raises:
+      TypeError: an invalid ``cfg``, or non-int ``num_steps``/``record_every``.
+      ValueError: ``cfg.K != 2``, ``ws`` of the wrong shape or non-finite, ``num_steps < 0``,
+        ``record_every < 1``, ``num_steps`` not a multiple of ``record_every``, or a step size (a schedule's
+        value at the first and last steps) that is not finite and > 0.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.multiscale import MSIMConfig, lr_schedule, run_online_sgd
+      >>> cfg = MSIMConfig(4, 2, ("tanh", "linear"))
+      >>> ws = jnp.array([[0.6, 0.8, 0.0, 0.0], [0.0, 0.6, 0.0, -0.8]])  # the teacher's w_1, w_2
+      >>> state, traj = run_online_sgd(jax.random.key(1), ws, cfg, 400, lr_schedule(4, 0.3, 200, 0.2),
+      ...                              record_every=20)
+      >>> traj.shape
+      (20, 2)
     """
     _check_k2(cfg)
     ws = _check_ws(ws, cfg)
@@ -324,7 +411,20 @@ def _run_args(num_steps, record_every, schedule):
 
 
 def kronecker_direction(ws: Float[Array, "K d"]) -> Float[Array, " D"]:
-    """``w_K ⊗ ... ⊗ w_1`` (``w_1`` on the fastest index of ``x``): for linear links ``y = ⟨this, x⟩``."""
+    """The Kronecker product ``w_K ⊗ ... ⊗ w_1`` (``w_1`` on the fastest index of ``x``).
+
+    With linear links the model's response is ``y = ⟨w_K ⊗ ... ⊗ w_1, x⟩``.
+
+    Args:
+      ws: ``(K, d)`` float array of features, finest first.
+
+    Returns:
+      ``(d^K,)`` array in the dtype of ``ws``.
+
+    Raises:
+      TypeError: non-float ``ws``.
+      ValueError: ``ws`` not 2-D.
+    """
     ws = as_array(ws, "ws", ndim=2)
     out = ws[-1]
     for w in ws[-2::-1]:
@@ -352,7 +452,13 @@ def shallow_sgd_algorithm(ws: Float[Array, "K d"], cfg: MSIMConfig,
       learning_rate: a step size > 0 or a schedule ``t -> η_t``.
 
     Returns:
-      ``Algorithm(init, step)`` over :class:`ShallowSGDState`.
+      ``Algorithm(init, step)`` over :class:`ShallowSGDState`; ``step`` returns ``(ShallowSGDState,
+      ShallowSGDInfo)``.
+
+    Raises:
+      TypeError: an invalid ``cfg``.
+      ValueError: an invalid ``cfg``, ``ws`` of the wrong shape or non-finite, or a learning rate that is not
+        finite and > 0.
     """
     check_config(cfg)
     ws = _check_ws(ws, cfg)
@@ -407,7 +513,14 @@ def run_shallow_sgd(
       record_every: record the overlap after every ``record_every``-th step.
 
     Returns:
-      The final ``u`` and ``|⟨u, w_K ⊗ ... ⊗ w_1⟩|`` after every ``record_every``-th step.
+      ``(u, overlaps)``: the final ``(d^K,)`` unit vector and ``|⟨u, w_K ⊗ ... ⊗ w_1⟩|`` after every
+      ``record_every``-th step, shape ``(num_steps // record_every,)``.
+
+    Raises:
+      TypeError: an invalid ``cfg``, or non-int ``num_steps``/``record_every``.
+      ValueError: an invalid ``cfg``, ``ws`` of the wrong shape or non-finite, ``num_steps < 0``,
+        ``record_every < 1``, ``num_steps`` not a multiple of ``record_every``, or a step size that is not finite
+        and > 0.
     """
     check_config(cfg)
     ws = _check_ws(ws, cfg)
@@ -419,7 +532,22 @@ def run_shallow_sgd(
 
 
 def population_loss_linear(us: Float[Array, "K d"], ws: Float[Array, "K d"]) -> Float[Array, ""]:
-    """``E ½ (y - f(x; u))² = 1 - Π_k ⟨u_k, w_k⟩`` for linear links and unit rows (any K)."""
+    """Population loss for linear links: ``E ½ (y - f(x; u))² = 1 - Π_k ⟨u_k, w_k⟩`` (unit rows, no noise, any K).
+
+    With linear links ``y = ⟨⊗_k w_k, x⟩`` and ``f = ⟨⊗_k u_k, x⟩``, so the loss is
+    ``½ ||⊗_k w_k - ⊗_k u_k||² = 1 - Π_k ⟨u_k, w_k⟩`` for unit rows (add ``τ²/2`` for label noise).
+
+    Args:
+      us: ``(K, d)`` float array of the student's unit features.
+      ws: ``(K, d)`` float array of the teacher's unit features.
+
+    Returns:
+      0-d float array.
+
+    Raises:
+      TypeError: non-float arrays.
+      ValueError: ``us`` not 2-D, or ``ws`` not of its shape.
+    """
     us = as_array(us, "us", ndim=2)
     ws = as_array(ws, "ws", shape=us.shape)
     return 1.0 - jnp.prod(jnp.sum(us * ws, axis=1))

@@ -38,7 +38,22 @@ __all__ = [
 
 @cites(MSIM)
 def first_chaos_estimate(X: Float[Array, "n D"], y: Float[Array, " n"], center: bool = True) -> Float[Array, " D"]:
-    """``T̂ = (1/n) Σ_i (y_i - ȳ) x_i`` (``center=False``: ``(1/n) Σ_i y_i x_i``)."""
+    """Empirical first chaos ``T̂ = (1/n) Σ_i (y_i - ȳ) x_i`` (``center=False``: ``(1/n) Σ_i y_i x_i``).
+
+    Step 1 of the estimator (module docstring): by Stein's lemma ``E[y x]`` is the first chaos ``T*``.
+
+    Args:
+      X: ``(n, D)`` float array of inputs, ``n >= 1``, finite.
+      y: ``(n,)`` float array of responses, finite.
+      center: subtract the sample mean ``ȳ``.
+
+    Returns:
+      ``(D,)`` float array ``T̂``.
+
+    Raises:
+      TypeError: non-float arrays.
+      ValueError: wrong ranks, non-finite entries, ``len(y) != n`` or ``n = 0``.
+    """
     X = as_array(X, "X", ndim=2, finite=True)
     y = as_array(y, "y", ndim=1, finite=True)
     if y.shape[0] != X.shape[0]:
@@ -60,7 +75,24 @@ def _check_dk(T, d: int, K: int) -> Array:
 
 @cites(MSIM)
 def unfold(T_hat: Float[Array, " D"], d: int, K: int, a: int | None = None) -> Float[Array, "r c"]:
-    """``reshape(T̂, (d^a, d^{K-a}))`` with ``a = ⌈K/2⌉`` by default (rows: the ``a`` coarsest axes)."""
+    """Unfolding ``reshape(T̂, (d^a, d^{K-a}))``, ``a = ⌈K/2⌉`` by default (rows: the ``a`` coarsest axes).
+
+    Step 2 of the estimator (module docstring), after Richard and Montanari, *A statistical model for tensor
+    PCA* (arXiv:1411.1076).
+
+    Args:
+      T_hat: ``(d^K,)`` float array (axes coarsest first).
+      d: block size ``>= 2``.
+      K: number of layers ``>= 1``.
+      a: number of row axes in ``[0, K]``, or ``None`` for ``⌈K/2⌉``.
+
+    Returns:
+      ``(d^a, d^{K-a})`` array.
+
+    Raises:
+      TypeError: non-float ``T_hat`` or non-int ``d``/``K``/``a``.
+      ValueError: ``d < 2``, ``K < 1``, ``a`` outside ``[0, K]``, or ``T_hat`` not of length ``d^K``.
+    """
     T_hat = _check_dk(T_hat, d, K)
     a = (K + 1) // 2 if a is None else check_int(a, "a", min_value=0, max_value=K)
     return T_hat.reshape(d**a, d ** (K - a))
@@ -85,8 +117,24 @@ def _top_pair(A: Array, n_power: int | None):
 
 @cites(MSIM)
 def rank_one_split(q: Float[Array, " D"], d: int, m: int, n_power: int | None = None) -> Float[Array, "m d"]:
-    """Split ``q ∈ R^{d^m}`` (axes coarsest first) into ``m`` unit vectors, coarsest first, by ``m - 1``
-    successive top singular pairs of ``reshape(q, (d, d^{rest}))``."""
+    """Split ``q ∈ R^{d^m}`` (axes coarsest first) into ``m`` unit vectors, coarsest first.
+
+    Step 4 of the estimator: ``m - 1`` successive top singular pairs ``(α, q')`` of ``reshape(q, (d, d^{rest}))``;
+    ``α`` is the next vector and ``q'`` is split further. Signs are arbitrary.
+
+    Args:
+      q: ``(d^m,)`` float array.
+      d: block size ``>= 2``.
+      m: number of factors ``>= 1``.
+      n_power: ``None`` for an SVD, or the number of power iterations on ``M Mᵀ`` per split.
+
+    Returns:
+      ``(m, d)`` array of unit rows, coarsest first.
+
+    Raises:
+      TypeError: non-float ``q`` or non-int ``d``/``m``.
+      ValueError: ``d < 2``, ``m < 1``, or ``q`` not of length ``d^m``.
+    """
     m = check_int(m, "m", min_value=1)
     q = _check_dk(q, d, m)
     out = []
@@ -99,8 +147,22 @@ def rank_one_split(q: Float[Array, " D"], d: int, m: int, n_power: int | None = 
 
 @cites(MSIM)
 def hopi_refine(T_hat: Float[Array, " D"], ws_hat: Float[Array, "K d"], sweeps: int) -> Float[Array, "K d"]:
-    """``sweeps`` sweeps of higher-order power iteration ``ŵ_k ← normalise(T̂ ×_{l≠k} ŵ_l)`` (rows finest
-    first, like ``ws``)."""
+    """Higher-order power iteration ``ŵ_k ← normalise(T̂ ×_{l≠k} ŵ_l)``, ``sweeps`` sweeps over ``k = 1..K``.
+
+    Step 5 of the estimator (module docstring); rows finest first, like ``ws``.
+
+    Args:
+      T_hat: ``(d^K,)`` float array (axes coarsest first).
+      ws_hat: ``(K, d)`` float array, the starting estimates, finest first.
+      sweeps: number of sweeps ``>= 0``.
+
+    Returns:
+      ``(K, d)`` array of unit rows (``ws_hat`` itself when ``sweeps = 0``).
+
+    Raises:
+      TypeError: non-float arrays or a non-int ``sweeps``.
+      ValueError: ``ws_hat`` not 2-D, ``T_hat`` not of length ``d^K``, ``d < 2`` or ``sweeps < 0``.
+    """
     ws_hat = as_array(ws_hat, "ws_hat", ndim=2)
     K, d = ws_hat.shape
     T = _check_dk(T_hat, d, K).reshape((d,) * K)  # axis i carries w_{K-i}
@@ -133,8 +195,39 @@ def unfolding_estimator(
 ) -> Float[Array, "K d"]:
     """Estimate ``ws`` (rows finest first) from samples by the unfolding method of the module docstring.
 
-    ``links`` (optional, the model's links) is checked for a vanishing first chaos (``μ_1 = 0``), which would
-    make the estimate meaningless. Raises ``ValueError`` if ``n < d`` (below the spectral threshold).
+    Steps 1-5: first chaos :func:`first_chaos_estimate`, then :func:`estimate_from_chaos`. The method is a
+    reconstruction (the paper's text was not available) built on Richard and Montanari, *A statistical model
+    for tensor PCA* (arXiv:1411.1076). ``links`` (optional, the model's links) is checked for a vanishing first
+    chaos (``μ_1 = 0``), which would make the estimate meaningless. Signs are not identifiable: compare with
+    :func:`jaxlab.multiscale.metrics.overlaps`.
+
+    Args:
+      X: ``(n, d^K)`` float array of inputs, finite.
+      y: ``(n,)`` float array of responses, finite.
+      d: block size ``>= 2``.
+      K: number of layers ``>= 1``.
+      n_power: ``None`` for SVDs, or the number of power iterations per singular pair.
+      refine_sweeps: sweeps of :func:`hopi_refine` ``>= 0``.
+      center: centre ``y`` in the first chaos.
+      links: the model's ``K`` links (finest first) to check, or ``None``.
+
+    Returns:
+      ``(K, d)`` array of unit rows ``ŵ_1, ..., ŵ_K`` (finest first).
+
+    Raises:
+      TypeError: non-float arrays or non-int sizes.
+      ValueError: ``X`` without ``d^K`` columns, ``n < d`` (below the spectral threshold), non-finite entries,
+        ``len(y) != n``, or ``links`` with a vanishing first chaos.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.multiscale import MSIMConfig, overlaps, sample_data, unfolding_estimator
+      >>> cfg = MSIMConfig(d=4, K=2, links=("linear", "linear"))
+      >>> ws = jnp.array([[0.6, 0.8, 0.0, 0.0], [0.0, 0.6, 0.0, -0.8]])  # unit rows w_1, w_2
+      >>> X, y = sample_data(jax.random.key(1), ws, 2000, cfg)
+      >>> ws_hat = unfolding_estimator(X, y, 4, 2, links=cfg.links)
+      >>> overlaps(ws_hat, ws).shape
+      (2,)
     """
     d = check_int(d, "d", min_value=2)
     K = check_int(K, "K", min_value=1)
@@ -151,7 +244,26 @@ def unfolding_estimator(
 @cites(MSIM, RICHARD_MONTANARI)
 def estimate_from_chaos(T_hat: Float[Array, " D"], d: int, K: int, n_power: int | None = None,
                         refine_sweeps: int = 0) -> Float[Array, "K d"]:
-    """Steps 2-5 of the estimator on a given first-chaos estimate (e.g. streamed by ``first_chaos_mc``)."""
+    """Steps 2-5 of the estimator on a given first-chaos estimate (e.g. streamed by ``first_chaos_mc``).
+
+    Unfold with ``a = ⌈K/2⌉``, take the top singular pair ``(u, v)``, split ``u`` into ``ŵ_K..ŵ_{K-a+1}`` and
+    ``v`` into ``ŵ_{K-a}..ŵ_1`` (:func:`rank_one_split`), then refine (:func:`hopi_refine`). For ``K = 1`` the
+    estimate is ``T̂ / ||T̂||``.
+
+    Args:
+      T_hat: ``(d^K,)`` float array (axes coarsest first).
+      d: block size ``>= 2``.
+      K: number of layers ``>= 1``.
+      n_power: ``None`` for SVDs, or the number of power iterations per singular pair.
+      refine_sweeps: sweeps of :func:`hopi_refine` ``>= 0``.
+
+    Returns:
+      ``(K, d)`` array of unit rows, finest first.
+
+    Raises:
+      TypeError: non-float ``T_hat`` or non-int sizes.
+      ValueError: ``d < 2``, ``K < 1``, ``T_hat`` not of length ``d^K``, or ``refine_sweeps < 0``.
+    """
     T_hat = _check_dk(T_hat, d, K)
     if K == 1:
         ws = (T_hat / jnp.linalg.norm(T_hat))[None]
@@ -165,7 +277,17 @@ def estimate_from_chaos(T_hat: Float[Array, " D"], d: int, K: int, n_power: int 
 
 
 def bbp_overlap_square(n, d) -> Float[Array, ""]:
-    """Predicted squared overlap ``max(1 - d/n, 0)`` of the top singular vectors (square ``d x d``
-    unfolding, linear links; Benaych-Georges & Nadakuditi)."""
+    """Predicted squared overlap ``max(1 - d/n, 0)`` of the top singular vector (square ``d x d`` unfolding).
+
+    For ``K = 2`` and linear links (rank one plus noise), after Benaych-Georges and Nadakuditi
+    (arXiv:1103.2221): ``|⟨û, w_2⟩|² → 1 - d/n`` for ``n > d``, 0 below.
+
+    Args:
+      n: number of samples (number or array; not validated).
+      d: block size (number; not validated).
+
+    Returns:
+      Float array of the broadcast shape of ``n`` (0-d for a scalar), default float dtype.
+    """
     n = jnp.asarray(n, dtype=jnp.result_type(float))
     return jnp.where(n > d, 1.0 - d / n, 0.0)

@@ -14,9 +14,10 @@ Every online learner is an :class:`~jaxlab.core.Algorithm` with ``step(key, stat
 :func:`spectral_ogd_algorithm` (the last two over ``(a_t, y~_t, y_t)``, see :func:`usp_stream`).
 
 Example:
+  >>> import jax
   >>> from jaxlab.online import lds, usp
-  >>> params = lds.random_lds(jax.random.key(0), 50)
-  >>> u = jax.random.normal(jax.random.key(1), (4000, 1))
+  >>> params = lds.random_lds(jax.random.key(0), 20)
+  >>> u = jax.random.normal(jax.random.key(1), (500, 1))
   >>> y, _ = lds.simulate(jax.random.key(2), params, u, obs_noise=0.1)
   >>> state, info = usp.usp_vaw_run(y[:, 0], u, n=8, lam=1.0)
 """

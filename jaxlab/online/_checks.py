@@ -11,7 +11,19 @@ __all__ = ["check_series", "check_stream"]
 
 
 def check_series(y, name: str) -> jax.Array:
-    """A real array with a non-empty leading time axis and finite entries."""
+    """Validate a time series: a real array with a non-empty leading time axis and finite entries.
+
+    Args:
+      y: array-like of shape ``(T, ...)``, ``T >= 1``.
+      name: the argument's name, for error messages.
+
+    Returns:
+      ``y`` as a JAX float array (under ``jit``: wrapped in the run-time finiteness check).
+
+    Raises:
+      TypeError: ``y`` is not a float array.
+      ValueError: ``y`` is a scalar, has ``T = 0`` or non-finite entries.
+    """
     y = as_array(y, name, kind="float")
     if y.ndim < 1:
         raise ValueError(f"{name} must have a leading time axis, got a scalar")
@@ -22,7 +34,20 @@ def check_series(y, name: str) -> jax.Array:
 
 
 def check_stream(features, targets, *, name: str = "features") -> tuple[jax.Array, jax.Array]:
-    """Validate an online-regression stream: ``features`` (T, d) real, ``targets`` (T,) or (T, k), T >= 1."""
+    """Validate an online-regression stream: ``features`` (T, d) real, ``targets`` (T,) or (T, k), T >= 1.
+
+    Args:
+      features: ``(T, d)`` float array-like.
+      targets: ``(T,)`` or ``(T, k)`` float array-like.
+      name: the name of ``features`` in error messages.
+
+    Returns:
+      ``(features, targets)`` as finite JAX arrays cast to their common float dtype.
+
+    Raises:
+      TypeError: non-float inputs.
+      ValueError: wrong ranks, ``T = 0``, different lengths, or non-finite entries.
+    """
     features = as_array(features, name, ndim=2, kind="float")
     targets = as_array(targets, "targets", ndim=(1, 2), kind="float")
     if features.shape[0] == 0:

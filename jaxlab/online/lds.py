@@ -37,7 +37,14 @@ EIGS = ("real_marginal", "arc")
 
 
 class LDSParams(NamedTuple):
-    """``A`` (h, h), ``B`` (h, du), ``C`` (dy, h), ``D`` (dy, du)."""
+    """Parameters of the LDS ``x_t = A x_{t-1} + B u_t``, ``y_t = C x_t + D u_t + xi_t``.
+
+    Attributes:
+      A: ``(h, h)`` float array, the state transition (marginally stable for the generators of this module).
+      B: ``(h, du)`` float array, the input matrix.
+      C: ``(dy, h)`` float array, the observation matrix.
+      D: ``(dy, du)`` float array, the direct feedthrough (zero for the generators of this module).
+    """
 
     A: Float[Array, "h h"]
     B: Float[Array, "h du"]
@@ -47,8 +54,23 @@ class LDSParams(NamedTuple):
 
 @cites("marsden2025usp")
 def block_diagonal(real: Float[Array, " r"], complex_pairs: Complex[Array, " m"] | None = None) -> Float[Array, "h h"]:
-    """Real block-diagonal ``Lambda`` with eigenvalues ``real`` and ``z, conj(z)`` for each ``z`` in
-    ``complex_pairs``, each pair as the 2x2 block ``[[Re z, -Im z], [Im z, Re z]]``; ``h = r + 2m``."""
+    """Real block-diagonal matrix ``Lambda`` with prescribed real eigenvalues and conjugate pairs.
+
+    ``Lambda = diag(real_1, ..., real_r, B(z_1), ..., B(z_m))`` with the 2x2 block
+    ``B(z) = [[Re z, -Im z], [Im z, Re z]]``, whose eigenvalues are ``z`` and ``conj(z)``; ``h = r + 2m``.
+
+    Args:
+      real: ``(r,)`` float array of real eigenvalues.
+      complex_pairs: ``(m,)`` complex (or real floating) array, one entry ``z`` per conjugate pair, or ``None``
+        for none.
+
+    Returns:
+      ``(h, h)`` array in the dtype of ``real``.
+
+    Raises:
+      TypeError: ``real`` is not a float array or ``complex_pairs`` not a complex/float array.
+      ValueError: either argument is not 1-D.
+    """
     real = as_array(real, "real", ndim=1)
     z = jnp.zeros((0,), jnp.result_type(real.dtype, jnp.complex64)) if complex_pairs is None else \
         as_array(complex_pairs, "complex_pairs", ndim=1, kind="complex")
@@ -72,14 +94,48 @@ def random_lds(
     extra_eigs: tuple[float, ...] = (1.0, 0.999, -0.999),
     dtype=None,
 ) -> LDSParams:
-    """A random marginally stable, asymmetric LDS.
+    """A random marginally stable, asymmetric LDS (the generator of the module docstring, chosen here).
 
-    ``eigs="real_marginal"``: the ``extra_eigs`` (real, ``|.| <= 1``) plus eigenvalues uniform in [-1, 1]; with
-    ``max_arg > 0`` the remaining ones are conjugate pairs ``r e^{+-i theta}``, ``r ~ U[0, 1]``,
-    ``theta ~ U[0, max_arg]``, each pair reflected to ``-r e^{-+i theta}`` with probability 1/2 (the sector
-    around both real half-axes). ``eigs="arc"``: the remaining ones are conjugate pairs on the unit circle,
-    ``e^{+-i theta}``, ``theta ~ U[0, max_arg]`` with the end point ``theta = max_arg`` always included.
-    An odd leftover is a real eigenvalue uniform in [-1, 1].
+    ``A = P Lambda P^{-1}`` with ``P = I + p_scale G / sqrt(d_hidden)``, ``G`` standard normal; ``B``, ``C`` have
+    ``N(0, 1/d_hidden)`` entries and ``D = 0``. The spectrum of ``Lambda``:
+
+    - ``eigs="real_marginal"``: the ``extra_eigs`` (real, ``|.| <= 1``) plus eigenvalues uniform in [-1, 1]; with
+      ``max_arg > 0`` the remaining ones are conjugate pairs ``r e^{+-i theta}``, ``r ~ U[0, 1]``,
+      ``theta ~ U[0, max_arg]``, each pair reflected to ``-r e^{-+i theta}`` with probability 1/2 (the sector
+      around both real half-axes);
+    - ``eigs="arc"``: the remaining ones are conjugate pairs on the unit circle, ``e^{+-i theta}``,
+      ``theta ~ U[0, max_arg]`` with the end point ``theta = max_arg`` always included.
+
+    An odd leftover is a real eigenvalue uniform in [-1, 1]. The data model is the one of A. Marsden and
+    E. Hazan, *Universal Sequence Preconditioning* (arXiv:2502.06545) and *The Power of Second Order Methods for
+    Sequence Preconditioning* (arXiv:2605.08390).
+
+    Args:
+      key: PRNG key.
+      d_hidden: state dimension ``h >= 1``.
+      d_in: input dimension ``du >= 1``.
+      d_out: output dimension ``dy >= 1``.
+      eigs: ``"real_marginal"`` or ``"arc"`` (see above).
+      max_arg: largest eigenvalue argument ``theta``, in ``[0, pi]``; must be > 0 with ``eigs="arc"``.
+      p_scale: ``>= 0``, the scale of the non-normal part of ``P`` (0 gives a normal ``A``).
+      extra_eigs: real eigenvalues of magnitude ``<= 1`` always included (at most ``d_hidden`` of them).
+      dtype: float dtype of the arrays; ``None`` is the default float dtype (float64 under ``jax_enable_x64``).
+
+    Returns:
+      :class:`LDSParams` with ``A (h, h)``, ``B (h, du)``, ``C (dy, h)`` and ``D = 0 (dy, du)`` in ``dtype``.
+
+    Raises:
+      TypeError: ``d_hidden``, ``d_in`` or ``d_out`` is not an int.
+      ValueError: a dimension below 1, unknown ``eigs``, ``max_arg`` outside ``[0, pi]`` (or 0 with
+        ``eigs="arc"``), ``p_scale < 0``, an ``extra_eigs`` entry of magnitude > 1, or more ``extra_eigs`` than
+        ``d_hidden``.
+
+    Example:
+      >>> import jax
+      >>> from jaxlab.online import random_lds
+      >>> params = random_lds(jax.random.key(0), 6, eigs="arc", max_arg=0.5)
+      >>> params.A.shape, params.B.shape, params.C.shape
+      ((6, 6), (6, 1), (1, 6))
     """
     d_hidden = check_int(d_hidden, "d_hidden", min_value=1)
     d_in = check_int(d_in, "d_in", min_value=1)
@@ -129,12 +185,30 @@ def _build(key, extra, max_arg, p_scale, d_hidden, d_in, d_out, m, arc):
 
 @cites("marsden2025usp")
 def spectrum(params: LDSParams) -> Array:
-    """Eigenvalues of ``A`` (complex, computed on the host with numpy)."""
+    """Eigenvalues of ``params.A``, computed on the host with ``numpy.linalg.eigvals``.
+
+    Args:
+      params: :class:`LDSParams` with a concrete (not traced) ``A`` of shape ``(h, h)``.
+
+    Returns:
+      ``(h,)`` complex array of eigenvalues.
+    """
     return jnp.asarray(np.linalg.eigvals(np.asarray(params.A)))
 
 
 def check_params(params: LDSParams) -> LDSParams:
-    """Validate the shapes of ``(A, B, C, D)``: ``A`` square (h, h), ``B`` (h, du), ``C`` (dy, h), ``D`` (dy, du)."""
+    """Validate the shapes of ``(A, B, C, D)``: ``A`` square (h, h), ``B`` (h, du), ``C`` (dy, h), ``D`` (dy, du).
+
+    Args:
+      params: :class:`LDSParams` (array-likes are converted).
+
+    Returns:
+      The parameters as JAX float arrays.
+
+    Raises:
+      TypeError: an entry is not a float array.
+      ValueError: an entry is not 2-D, ``A`` is not square, or the shapes do not match.
+    """
     A = as_array(params.A, "params.A", ndim=2)
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"params.A must be square, got shape {tuple(A.shape)}")
@@ -162,9 +236,33 @@ def _check_lds(params: LDSParams, u) -> tuple[LDSParams, jax.Array]:
 @cites("marsden2025usp")
 def simulate(key: Key, params: LDSParams, u: Float[Array, "T du"], *, obs_noise: float = 0.0,
              x0: Float[Array, " h"] | None = None) -> tuple[Float[Array, "T dy"], Float[Array, "T h"]]:
-    """Roll the LDS over inputs ``u`` (``lax.scan``); returns outputs ``y`` (T, dy) and states ``x`` (T, h).
+    """Roll the LDS over the inputs ``u`` with ``lax.scan``.
 
-    ``obs_noise`` is the standard deviation of the Gaussian observation noise ``xi_t`` (drawn with ``key``).
+    ``x_t = A x_{t-1} + B u_t``, ``y_t = C x_t + D u_t + xi_t`` for ``t = 1..T``, with
+    ``xi_t ~ N(0, obs_noise^2 I)`` drawn from ``key`` (row ``k`` of the outputs is time ``k + 1``).
+
+    Args:
+      key: PRNG key for the observation noise.
+      params: :class:`LDSParams` ``(A (h, h), B (h, du), C (dy, h), D (dy, du))``.
+      u: ``(T, du)`` float array of inputs (a ``(T,)`` array is one input channel), ``T >= 1``, finite.
+      obs_noise: ``>= 0``, the standard deviation of ``xi_t``.
+      x0: ``(h,)`` float array, the initial state ``x_0``; ``None`` for zero.
+
+    Returns:
+      ``(y, x)``: outputs ``(T, dy)`` and states ``(T, h)``, in the dtype of ``A`` and ``u`` combined.
+
+    Raises:
+      TypeError: a non-float array.
+      ValueError: mismatched shapes, ``T = 0``, non-finite ``u``, or ``obs_noise < 0``.
+
+    Example:
+      >>> import jax
+      >>> from jaxlab.online import random_lds, simulate
+      >>> params = random_lds(jax.random.key(0), 6)
+      >>> u = jax.random.normal(jax.random.key(1), (100, 1))
+      >>> y, x = simulate(jax.random.key(2), params, u, obs_noise=0.1)
+      >>> y.shape, x.shape
+      ((100, 1), (100, 6))
     """
     (A, B, C, D), u = _check_lds(params, u)
     obs_noise = check_positive(obs_noise, "obs_noise", strict=False)
@@ -193,7 +291,19 @@ def deterministic_lds(T: int = 2000, *, dtype=None) -> tuple[LDSParams, Float[Ar
 
     ``d_h = 20``, eigenvalues ``linspace(0, 1, 20)``, ``P = I + 0.3 (strict upper triangle of ones)``,
     ``A = P diag(eigs) P^{-1}``, ``B = 1``, ``C = 1/20``, ``D = 0``, ``u_t = sin(0.05 t) + 0.5 cos(0.13 t)``,
-    ``t = 1..T``. USP+VAW (n = 8, lam = 1) has cumulative squared loss 350.6589 on it at T = 2000.
+    ``t = 1..T``. USP+VAW (n = 8, lam = 1) has cumulative squared loss 350.6589 on it at T = 2000 (measured).
+
+    Args:
+      T: number of time steps ``>= 1``.
+      dtype: float dtype; ``None`` is the default float dtype.
+
+    Returns:
+      ``(params, u)``: :class:`LDSParams` with ``A (20, 20)``, ``B (20, 1)``, ``C (1, 20)``, ``D (1, 1)``, and the
+      input ``u`` of shape ``(T, 1)``.
+
+    Raises:
+      TypeError: ``T`` is not an int.
+      ValueError: ``T < 1``.
     """
     T = check_int(T, "T", min_value=1)
     d = 20

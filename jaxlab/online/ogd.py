@@ -35,7 +35,13 @@ __all__ = ["OGDInfo", "OGDState", "init", "ogd_algorithm", "run", "step"]
 
 
 class OGDState(NamedTuple):
-    """Parameters ``theta`` (d, k), the optimizer state and the step count ``t``."""
+    """State of online gradient descent.
+
+    Attributes:
+      theta: ``(d, k)`` float array, the parameters ``theta_t`` (prediction ``theta_t^T a_t``).
+      opt_state: the optax optimizer's state.
+      t: 0-d int32 array, the number of rounds played.
+    """
 
     theta: Float[Array, "d k"]
     opt_state: Any
@@ -43,7 +49,12 @@ class OGDState(NamedTuple):
 
 
 class OGDInfo(NamedTuple):
-    """Prediction ``y_hat`` (k,) made before the update, and its squared loss."""
+    """Record of one OGD round.
+
+    Attributes:
+      y_hat: ``(k,)`` float array, the prediction ``theta_t^T a_t`` made before the update.
+      loss: 0-d float array, its squared loss ``||y^_t - y_t||^2``.
+    """
 
     y_hat: Float[Array, " k"]
     loss: Float[Array, ""]
@@ -51,7 +62,21 @@ class OGDInfo(NamedTuple):
 
 @cites("zinkevich2003online")
 def init(dim: int, optimizer: optax.GradientTransformation, *, num_outputs: int = 1, dtype=None) -> OGDState:
-    """``theta_1 = 0`` and the optimizer's initial state."""
+    """Initial OGD state: ``theta_1 = 0`` and the optimizer's initial state.
+
+    Args:
+      dim: feature dimension ``d >= 1``.
+      optimizer: the optax transformation that will be stepped.
+      num_outputs: number of outputs ``k >= 1``.
+      dtype: float dtype of ``theta``; ``None`` is the default float dtype.
+
+    Returns:
+      :class:`OGDState` with ``theta`` of shape ``(dim, num_outputs)`` and ``t = 0``.
+
+    Raises:
+      TypeError: ``dim`` or ``num_outputs`` is not an int.
+      ValueError: ``dim`` or ``num_outputs`` below 1.
+    """
     dim = check_int(dim, "dim", min_value=1)
     num_outputs = check_int(num_outputs, "num_outputs", min_value=1)
     dtype = jnp.dtype(jnp.result_type(float) if dtype is None else dtype)
@@ -67,7 +92,22 @@ def _loss(theta, a, y):
 @cites("zinkevich2003online")
 def step(state: OGDState, a: Float[Array, " d"], y: Float[Array, " k"], optimizer: optax.GradientTransformation,
          *, radius: float | None = None) -> tuple[OGDState, OGDInfo]:
-    """Predict ``theta^T a``, then take one optimizer step on the squared loss and project onto the ball."""
+    """One OGD round: predict ``theta_t^T a``, step on the squared loss, project onto the Frobenius ball.
+
+    ``theta_{t+1} = Pi_K(theta_t + update(grad_theta ||theta_t^T a - y||^2))`` with
+    ``Pi_K(theta) = theta min(1, R / ||theta||_F)``.
+
+    Args:
+      state: the current :class:`OGDState`.
+      a: ``(d,)`` float array, the features ``a_t``.
+      y: ``(k,)`` float array (or a scalar when ``k = 1``), the target ``y_t``.
+      optimizer: the optax transformation the state was built with.
+      radius: the ball's radius ``R``, or ``None`` for no projection (not validated here; see
+        :func:`ogd_algorithm`).
+
+    Returns:
+      ``(state, OGDInfo)``: the updated state and the prediction made before the update with its loss.
+    """
     (loss, y_hat), g = jax.value_and_grad(_loss, has_aux=True)(state.theta, a, jnp.atleast_1d(y))
     updates, opt_state = optimizer.update(g, state.opt_state, state.theta)
     theta = optax.apply_updates(state.theta, updates)
@@ -94,6 +134,17 @@ def ogd_algorithm(optimizer: optax.GradientTransformation, *, radius: float | No
     Raises:
       TypeError: ``optimizer`` is not an optax transformation.
       ValueError: ``radius <= 0``.
+
+    Example:
+      >>> import jax, jax.numpy as jnp, optax
+      >>> from jaxlab.core import run
+      >>> from jaxlab.online import ogd_algorithm
+      >>> a = jax.random.normal(jax.random.key(0), (50, 3))
+      >>> y = a @ jnp.array([1.0, -0.5, 0.25])
+      >>> algo = ogd_algorithm(optax.sgd(0.05), radius=10.0)
+      >>> state, trace = run(algo.step, algo.init(3), None, xs=(a, y))
+      >>> trace.infos.loss.shape
+      (50,)
     """
     if not isinstance(optimizer, optax.GradientTransformation):
         raise TypeError(f"optimizer must be an optax.GradientTransformation, got {type(optimizer).__name__}")
@@ -115,7 +166,23 @@ def ogd_algorithm(optimizer: optax.GradientTransformation, *, radius: float | No
 def run(features: Float[Array, "T d"], targets: Float[Array, " T"] | Float[Array, "T k"],
         optimizer: optax.GradientTransformation, *, radius: float | None = None) -> tuple[OGDState, OGDInfo]:
     """OGD over a stream: :func:`ogd_algorithm` driven by :func:`jaxlab.core.run` over
-    ``xs = (features, targets)`` (``lax.scan``); ``y_hat`` has the shape of ``targets``."""
+    ``xs = (features, targets)`` (``lax.scan``), jitted.
+
+    Args:
+      features: ``(T, d)`` float array of features ``a_t``, ``T >= 1``, finite.
+      targets: ``(T,)`` or ``(T, k)`` float array of targets ``y_t``, finite.
+      optimizer: any optax transformation (``optax.sgd(learning_rate)`` is plain OGD); it must be hashable
+        (it is a static argument of the jitted loop).
+      radius: the Frobenius ball's radius ``R > 0``, or ``None`` for no projection.
+
+    Returns:
+      ``(state, info)``: the final :class:`OGDState` and the per-round :class:`OGDInfo` with leading axis ``T``;
+      ``info.y_hat`` has the shape of ``targets``.
+
+    Raises:
+      TypeError: non-float inputs.
+      ValueError: mismatched lengths, ``T = 0``, non-finite entries, or ``radius <= 0``.
+    """
     features, targets = check_stream(features, targets)
     if radius is not None:
         radius = check_positive(radius, "radius")

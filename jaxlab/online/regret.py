@@ -61,13 +61,42 @@ def _prefix_scan(features, y2, lam):
 @cites("cesabianchi2006prediction")
 def best_fixed_loss(features: Float[Array, "T d"], targets: Float[Array, " T"] | Float[Array, "T k"],
                     lam: float) -> Float[Array, " T"]:
-    """``L*_t = min_theta lam ||theta||^2 + sum_{s<=t} ||theta^T a_s - y_s||^2`` for every prefix ``t``."""
+    """Loss of the best fixed ridge predictor in hindsight, for every prefix ``t``.
+
+    ``L*_t = min_theta lam ||theta||^2 + sum_{s<=t} ||theta^T a_s - y_s||^2
+    = sum_{s<=t} ||y_s||^2 - tr(b_t^T A_t^{-1} b_t)`` (Cesa-Bianchi and Lugosi, *Prediction, Learning, and
+    Games*, 2006, section 11.8).
+
+    Args:
+      features: ``(T, d)`` float array of features ``a_t``, ``T >= 1``, finite.
+      targets: ``(T,)`` or ``(T, k)`` float array of targets ``y_t``, finite.
+      lam: regulariser ``lam > 0``.
+
+    Returns:
+      ``(T,)`` float array, ``L*_1, ..., L*_T``.
+
+    Raises:
+      TypeError: non-float inputs.
+      ValueError: mismatched lengths, ``T = 0``, non-finite entries, or ``lam <= 0``.
+    """
     return _prefix_ridge(features, targets, lam)[0]
 
 
 @cites("cesabianchi2006prediction")
 def log_det_ratio(features: Float[Array, "T d"], lam: float) -> Float[Array, " T"]:
-    """``ln det(A_t / lam)`` for every prefix ``t`` (``slogdet`` of ``A_t``)."""
+    """``ln det(A_t / lam)`` for every prefix ``t``, with ``A_t = lam I + sum_{s<=t} a_s a_s^T`` (``slogdet``).
+
+    Args:
+      features: ``(T, d)`` float array of features ``a_t``, ``T >= 1``, finite.
+      lam: regulariser ``lam > 0``.
+
+    Returns:
+      ``(T,)`` float array.
+
+    Raises:
+      TypeError: non-float ``features``.
+      ValueError: ``features`` not 2-D, ``T = 0``, non-finite entries, or ``lam <= 0``.
+    """
     features = as_array(features, "features", ndim=2)
     return _prefix_ridge(features, jnp.zeros(features.shape[:1], features.dtype), lam)[1]
 
@@ -83,7 +112,23 @@ def _cumloss(targets, y_hat, name: str):
 @cites("cesabianchi2006prediction", "marsden2026second")
 def regret_vs_best_fixed(features: Float[Array, "T d"], targets: Float[Array, " T"] | Float[Array, "T k"],
                          y_hat: Float[Array, " T"] | Float[Array, "T k"], lam: float) -> Float[Array, " T"]:
-    """Prefix regrets ``sum_{s<=t} ||y^_s - y_s||^2 - L*_t`` against the best fixed ridge predictor."""
+    """Prefix regrets against the best fixed ridge predictor: ``sum_{s<=t} ||y^_s - y_s||^2 - L*_t``.
+
+    ``L*_t`` is :func:`best_fixed_loss` (definition (i) of the module docstring).
+
+    Args:
+      features: ``(T, d)`` float array of features ``a_t``, ``T >= 1``, finite.
+      targets: ``(T,)`` or ``(T, k)`` float array of targets ``y_t``, finite.
+      y_hat: the forecaster's predictions, the shape of ``targets``.
+      lam: regulariser ``lam > 0`` of the comparator.
+
+    Returns:
+      ``(T,)`` float array of regrets ``Regret_1, ..., Regret_T``.
+
+    Raises:
+      TypeError: non-float inputs.
+      ValueError: mismatched shapes or lengths, ``T = 0``, non-finite ``features``/``targets``, or ``lam <= 0``.
+    """
     features, targets = check_stream(features, targets)
     return _cumloss(targets, y_hat, "y_hat") - best_fixed_loss(features, targets, lam)
 
@@ -92,7 +137,23 @@ def regret_vs_best_fixed(features: Float[Array, "T d"], targets: Float[Array, " 
 def regret_vs_predictor(targets: Float[Array, " T"] | Float[Array, "T k"],
                         y_hat: Float[Array, " T"] | Float[Array, "T k"],
                         y_star: Float[Array, " T"] | Float[Array, "T k"]) -> Float[Array, " T"]:
-    """Prefix regrets against a reference predictor: ``sum ||y^ - y||^2 - sum ||y* - y||^2``."""
+    """Prefix regrets against a reference predictor: ``sum_{s<=t} ||y^_s - y_s||^2 - sum_{s<=t} ||y*_s - y_s||^2``.
+
+    Definition (ii) of the module docstring, e.g. with ``y*`` the USP predictor of
+    :func:`jaxlab.online.usp.usp_predictor`.
+
+    Args:
+      targets: ``(T,)`` or ``(T, k)`` float array of targets ``y_t``.
+      y_hat: the forecaster's predictions, the shape of ``targets``.
+      y_star: the reference predictions, the shape of ``targets``.
+
+    Returns:
+      ``(T,)`` float array of regrets.
+
+    Raises:
+      TypeError: non-float inputs.
+      ValueError: ``targets`` not 1-D or 2-D, or ``y_hat``/``y_star`` not of its shape.
+    """
     targets = as_array(targets, "targets", ndim=(1, 2))
     return _cumloss(targets, y_hat, "y_hat") - _cumloss(targets, y_star, "y_star")
 
@@ -100,7 +161,22 @@ def regret_vs_predictor(targets: Float[Array, " T"] | Float[Array, "T k"],
 @cites("cesabianchi2006prediction")
 def vaw_regret_bound(features: Float[Array, "T d"], targets: Float[Array, " T"] | Float[Array, "T k"],
                      lam: float) -> Float[Array, " T"]:
-    """VAW regret bound for every prefix: ``Y_t^2 ln det(A_t / lam)`` with ``Y_t = max_{s<=t} ||y_s||``."""
+    """VAW regret bound for every prefix: ``Y_t^2 ln det(A_t / lam)`` with ``Y_t = max_{s<=t} ||y_s||``.
+
+    Cesa-Bianchi and Lugosi (2006), Theorem 11.8, as stated in the module docstring of :mod:`jaxlab.online.vaw`.
+
+    Args:
+      features: ``(T, d)`` float array of features ``a_t``, ``T >= 1``, finite.
+      targets: ``(T,)`` or ``(T, k)`` float array of targets ``y_t``, finite.
+      lam: regulariser ``lam > 0``.
+
+    Returns:
+      ``(T,)`` float array of bounds.
+
+    Raises:
+      TypeError: non-float inputs.
+      ValueError: mismatched lengths, ``T = 0``, non-finite entries, or ``lam <= 0``.
+    """
     features, targets = check_stream(features, targets)
     mag = jnp.abs(targets) if targets.ndim == 1 else jnp.linalg.norm(targets, axis=1)
     return jax.lax.cummax(mag) ** 2 * _prefix_ridge(features, targets, lam)[1]

@@ -103,7 +103,21 @@ def _monic_recurrence(n: int, beta) -> np.ndarray:
 def chebyshev_coeffs(n: int, *, dtype=None) -> Float[Array, " n+1"]:
     """Coefficients ``(1, c_1, ..., c_n)`` of the monic Chebyshev polynomial ``M_n = 2^{1-n} T_n``.
 
-    Computed in float64 with the monic three-term recurrence, then cast to ``dtype``.
+    ``M_n(z) = sum_j c_j z^{n-j}``, the USP coefficients of Marsden and Hazan, *Universal Sequence
+    Preconditioning* (arXiv:2502.06545). Computed in float64 with the monic three-term recurrence
+    ``M_{k+1} = z M_k - beta_k M_{k-1}`` (``beta_1 = 1/2``, ``beta_k = 1/4`` for ``k >= 2``), then cast to ``dtype``.
+
+    Args:
+      n: degree ``>= 1`` (at most 64 for float32 or narrower ``dtype``: the coefficients grow like ``(1+sqrt2)^n / 2^n``
+        and lose precision).
+      dtype: float dtype; ``None`` is the default float dtype (float64 under ``jax_enable_x64``).
+
+    Returns:
+      ``(n + 1,)`` array in ``dtype``, descending powers, ``c_0 = 1``.
+
+    Raises:
+      TypeError: ``n`` is not an int.
+      ValueError: ``n < 1``, or ``n > 64`` with a float32 (or narrower) ``dtype``.
     """
     dtype = _float_dtype(dtype)
     n = _check_degree(n, dtype)
@@ -112,7 +126,21 @@ def chebyshev_coeffs(n: int, *, dtype=None) -> Float[Array, " n+1"]:
 
 @cites("marsden2025usp")
 def legendre_coeffs(n: int, *, dtype=None) -> Float[Array, " n+1"]:
-    """Coefficients ``(1, c_1, ..., c_n)`` of the monic Legendre polynomial of degree ``n``."""
+    """Coefficients ``(1, c_1, ..., c_n)`` of the monic Legendre polynomial of degree ``n``.
+
+    Recurrence ``L_{k+1} = z L_k - k^2/(4k^2-1) L_{k-1}``, ``L_0 = 1``, ``L_1 = z``, in float64, then cast.
+
+    Args:
+      n: degree ``>= 1`` (at most 64 for float32 or narrower ``dtype``, where the coefficients lose precision).
+      dtype: float dtype; ``None`` is the default float dtype (float64 under ``jax_enable_x64``).
+
+    Returns:
+      ``(n + 1,)`` array in ``dtype``, descending powers, ``c_0 = 1``.
+
+    Raises:
+      TypeError: ``n`` is not an int.
+      ValueError: ``n < 1``, or ``n > 64`` with a float32 (or narrower) ``dtype``.
+    """
     dtype = _float_dtype(dtype)
     n = _check_degree(n, dtype)
     return jnp.asarray(_monic_recurrence(n, lambda k: k * k / (4.0 * k * k - 1.0)), dtype=dtype)
@@ -120,7 +148,20 @@ def legendre_coeffs(n: int, *, dtype=None) -> Float[Array, " n+1"]:
 
 @cites("marsden2025usp")
 def coeffs(kind: Literal["chebyshev", "legendre", "none"], n: int, *, dtype=None) -> Float[Array, " m"]:
-    """Preconditioning coefficients of ``kind``; ``"none"`` gives ``(1,)`` (no preconditioning)."""
+    """Preconditioning coefficients of ``kind``: :func:`chebyshev_coeffs`, :func:`legendre_coeffs` or none.
+
+    Args:
+      kind: ``"chebyshev"``, ``"legendre"`` or ``"none"`` (``(1,)``, no preconditioning: ``y~ = y``).
+      n: degree ``>= 1`` (checked but unused for ``"none"``; at most 64 in float32).
+      dtype: float dtype; ``None`` is the default float dtype.
+
+    Returns:
+      ``(m,)`` array in ``dtype``: ``m = n + 1``, or ``m = 1`` for ``"none"``.
+
+    Raises:
+      TypeError: ``n`` is not an int.
+      ValueError: unknown ``kind``, ``n < 1``, or ``n > 64`` in float32.
+    """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     if kind == "none":
@@ -137,7 +178,16 @@ def _check_coeffs(c) -> jax.Array:
 
 
 def lag_stack(x: Float[Array, "T *d"], lags: int, *, start: int = 0) -> Float[Array, "T lags *d"]:
-    """``out[t, i] = x[t - start - i]`` for ``i = 0 .. lags-1``, zero where the index is negative."""
+    """Stack of lagged copies: ``out[t, i] = x[t - start - i]`` for ``i = 0 .. lags-1``, zero for negative indices.
+
+    Args:
+      x: ``(T, *d)`` array (not validated).
+      lags: number of lags ``>= 1`` (a static Python int).
+      start: the first lag (``1`` skips the current time).
+
+    Returns:
+      ``(T, lags, *d)`` array in the dtype of ``x``.
+    """
     T = x.shape[0]
     pad = jnp.concatenate([jnp.zeros((start + lags - 1, *x.shape[1:]), x.dtype), x], axis=0)
     first = lags - 1
@@ -146,7 +196,21 @@ def lag_stack(x: Float[Array, "T *d"], lags: int, *, start: int = 0) -> Float[Ar
 
 @cites("marsden2025usp")
 def precondition(y: Float[Array, "T *dy"], c: Float[Array, " n+1"]) -> Float[Array, "T *dy"]:
-    """Causal convolution ``y~_t = sum_{j=0}^{n} c_j y_{t-j}`` with zero history."""
+    """USP preconditioning: the causal convolution ``y~_t = sum_{j=0}^{n} c_j y_{t-j}`` with zero history.
+
+    Marsden and Hazan, *Universal Sequence Preconditioning* (arXiv:2502.06545).
+
+    Args:
+      y: ``(T, *dy)`` float array (time first), ``T >= 1``, finite.
+      c: ``(n+1,)`` float array of coefficients (e.g. :func:`coeffs`), at least one entry.
+
+    Returns:
+      ``(T, *dy)`` array ``y~`` in the dtype of ``y``.
+
+    Raises:
+      TypeError: non-float inputs.
+      ValueError: ``y`` scalar, empty or non-finite; ``c`` not 1-D or empty.
+    """
     y = check_series(y, "y")
     return _precondition(y, _check_coeffs(c).astype(y.dtype))
 
@@ -158,7 +222,19 @@ def _precondition(y, c):
 
 @cites("marsden2025usp")
 def unprecondition(y_tilde: Float[Array, "T *dy"], c: Float[Array, " n+1"]) -> Float[Array, "T *dy"]:
-    """Inverse of :func:`precondition`: ``y_t = (y~_t - sum_{j>=1} c_j y_{t-j}) / c_0`` by ``lax.scan``."""
+    """Inverse of :func:`precondition`: ``y_t = (y~_t - sum_{j>=1} c_j y_{t-j}) / c_0`` by ``lax.scan``.
+
+    Args:
+      y_tilde: ``(T, *dy)`` float array, ``T >= 1``, finite.
+      c: ``(n+1,)`` float array of coefficients with ``c_0 != 0`` (not checked).
+
+    Returns:
+      ``(T, *dy)`` array ``y`` in the dtype of ``y_tilde``.
+
+    Raises:
+      TypeError: non-float inputs.
+      ValueError: ``y_tilde`` scalar, empty or non-finite; ``c`` not 1-D or empty.
+    """
     y_tilde = check_series(y_tilde, "y_tilde")
     return _unprecondition(y_tilde, _check_coeffs(c).astype(y_tilde.dtype))
 
@@ -186,7 +262,21 @@ def _as_2d(x: jax.Array) -> jax.Array:
 def arx_features(y: Float[Array, "T dy"], u: Float[Array, "T du"] | None, n: int) -> Float[Array, "T n*(dy+du)"]:
     """USP/ARX features ``a_t = [y_{t-1}, ..., y_{t-n}, u_t, ..., u_{t-n+1}]`` (zero-padded for ``t <= n``).
 
-    ``y`` may be ``(T,)`` (one output) or ``(T, dy)``; ``u`` ``(T,)``, ``(T, du)`` or ``None`` (AR features).
+    The features on which the USP predictor ``theta*`` (:func:`usp_predictor`) is linear (Marsden and Hazan,
+    arXiv:2502.06545 and arXiv:2605.08390).
+
+    Args:
+      y: ``(T,)`` (one output) or ``(T, dy)`` float array of outputs, finite.
+      u: ``(T,)`` or ``(T, du)`` float array of inputs, or ``None`` for autoregressive features only.
+      n: history length ``>= 1``.
+
+    Returns:
+      ``(T, n*(dy+du))`` array (``(T, n*dy)`` without ``u``) in the dtype of ``y``: the ``n`` output lags
+      (lag-major, each ``dy`` wide), then the ``n`` input lags.
+
+    Raises:
+      TypeError: non-float arrays or a non-int ``n``.
+      ValueError: ``n < 1``, arrays of more than 2 dimensions, different lengths, empty or non-finite series.
     """
     n = check_int(n, "n", min_value=1)
     y = _as_2d(check_series(y, "y"))
@@ -211,7 +301,19 @@ def _arx(y, u, n):
 
 @cites("marsden2025usp")
 def matrix_polynomial(A: Float[Array, "d d"], c: Float[Array, " n+1"]) -> Float[Array, "d d"]:
-    """``p(A) = sum_j c_j A^{n-j}`` by Horner's rule (``c`` in descending powers, as everywhere here)."""
+    """Matrix polynomial ``p(A) = sum_j c_j A^{n-j}`` by Horner's rule (``c`` in descending powers, as everywhere here).
+
+    Args:
+      A: ``(d, d)`` real or complex array.
+      c: ``(n+1,)`` float array of coefficients.
+
+    Returns:
+      ``(d, d)`` array in the dtype of ``A`` and ``c`` combined.
+
+    Raises:
+      TypeError: non-numeric ``A`` or non-float ``c``.
+      ValueError: ``A`` not square, ``c`` not 1-D or empty.
+    """
     A = as_array(A, "A", ndim=2, kind="complex")
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"A must be square, got shape {tuple(A.shape)}")
@@ -231,7 +333,19 @@ def _horner(A, c):
 def monic_chebyshev_matrices(A: Float[Array, "d d"], n_max: int) -> Float[Array, "n_max+1 d d"]:
     """``M_0(A), ..., M_{n_max}(A)`` stacked, by the monic recurrence ``M_{k+1} = A M_k - beta_k M_{k-1}``
     (``beta_1 = 1/2``, ``beta_k = 1/4`` for ``k >= 2``) in one ``lax.scan``; equals :func:`matrix_polynomial`
-    with :func:`chebyshev_coeffs` but without forming the (exponentially large) coefficients."""
+    with :func:`chebyshev_coeffs` but without forming the (exponentially large) coefficients.
+
+    Args:
+      A: ``(d, d)`` real or complex array.
+      n_max: highest degree ``>= 1``.
+
+    Returns:
+      ``(n_max + 1, d, d)`` array in the dtype of ``A``, entry ``k`` being ``M_k(A)``.
+
+    Raises:
+      TypeError: non-numeric ``A`` or a non-int ``n_max``.
+      ValueError: ``A`` not square, or ``n_max < 1``.
+    """
     n_max = check_int(n_max, "n_max", min_value=1)
     A = as_array(A, "A", ndim=2, kind="complex")
     if A.shape[0] != A.shape[1]:
@@ -255,10 +369,24 @@ def _cheb_matrices(A, n_max):
 
 @cites("marsden2025usp")
 def usp_predictor(params: LDSParams, c: Float[Array, " n+1"]) -> Float[Array, "dy n*(dy+du)"]:
-    """``theta* = (-c_1 I, ..., -c_n I, Q_0, ..., Q_{n-1})`` with ``Q_i = sum_{j<=i} c_j C A^{i-j} B (+ c_i D)``.
+    """The USP comparator ``theta* = (-c_1 I, ..., -c_n I, Q_0, ..., Q_{n-1})``.
 
-    ``theta* @ a_t`` (features of :func:`arx_features`) is the USP predictor whose residual on the noise-free
-    LDS is ``C p(A) x_{t-n}``.
+    ``Q_i = sum_{j<=i} c_j C A^{i-j} B + c_i D``.
+
+    ``theta* @ a_t`` (features of :func:`arx_features`) is the USP predictor of Marsden and Hazan
+    (arXiv:2502.06545), whose residual on the noise-free LDS with ``D = 0`` is ``C p(A) x_{t-n}`` (the
+    annihilation identity of the module docstring; a nonzero ``D`` adds ``c_n D u_{t-n}``).
+
+    Args:
+      params: :class:`~jaxlab.online.lds.LDSParams` ``(A (h, h), B (h, du), C (dy, h), D (dy, du))``.
+      c: ``(n+1,)`` float array of coefficients, ``n >= 1``.
+
+    Returns:
+      ``(dy, n*(dy+du))`` array in the dtype of ``A``.
+
+    Raises:
+      TypeError: non-float arrays.
+      ValueError: mismatched parameter shapes, or ``c`` with fewer than two entries.
     """
     params = check_params(params)
     c = _check_coeffs(c).astype(params.A.dtype)
@@ -284,7 +412,19 @@ def _theta_star(params, c):
 
 @cites("marsden2025usp", "marsden2026second")
 def monic_chebyshev_eval(z: Complex[Array, "..."], n: int) -> Complex[Array, "..."]:
-    """``M_n(z) = 2^{1-n} T_n(z)`` at (complex or real) ``z``, by the monic three-term recurrence."""
+    """The monic Chebyshev polynomial ``M_n(z) = 2^{1-n} T_n(z)`` at real or complex ``z``, by the monic recurrence.
+
+    Args:
+      z: array of any shape, real floating or complex.
+      n: degree ``>= 0``.
+
+    Returns:
+      Array of the shape and dtype of ``z``.
+
+    Raises:
+      TypeError: ``z`` not floating/complex, or ``n`` not an int.
+      ValueError: ``n < 0``.
+    """
     n = check_int(n, "n", min_value=0)
     return _cheb_eval(as_array(z, "z", kind="complex"), n)
 
@@ -301,7 +441,20 @@ def _cheb_eval(z, n):
 
 @cites("marsden2026second")
 def bernstein_rho(z: Complex[Array, "..."]) -> Float[Array, "..."]:
-    """``rho(z) = |w|`` for the root ``w = z +- sqrt(z^2 - 1)`` with ``|w| >= 1`` (``rho = 1`` on [-1, 1])."""
+    """Bernstein-ellipse parameter ``rho(z) = |w|`` for the root ``w = z +- sqrt(z^2 - 1)`` with ``|w| >= 1``.
+
+    ``rho = 1`` on ``[-1, 1]``; ``|M_n(z)| <= 2^{1-n} rho(z)^n`` (the Joukowski bound of the module docstring,
+    derived here).
+
+    Args:
+      z: array of any shape, real floating or complex.
+
+    Returns:
+      Real array of the shape of ``z`` (float64 for float64 or complex128 inputs, else float32).
+
+    Raises:
+      TypeError: ``z`` is not floating or complex.
+    """
     return _rho(as_array(z, "z", kind="complex"))
 
 
@@ -321,10 +474,11 @@ def predicting_y(algo: Algorithm) -> Algorithm:
     ``y~``). ``init`` is ``algo.init``.
 
     Args:
-      algo: a data-driven :class:`~jaxlab.core.Algorithm` whose info has a ``y_hat`` field.
+      algo: a data-driven :class:`~jaxlab.core.Algorithm` whose ``step(key, state, (a_t, y~_t))`` returns an info
+        NamedTuple with a ``y_hat`` field.
 
     Returns:
-      The wrapped ``Algorithm``.
+      The wrapped ``Algorithm(init, step)`` over ``x = (a_t, y~_t, y_t)``.
     """
 
     def step(key, state, x):
@@ -347,19 +501,29 @@ def usp_stream(
 ) -> tuple[Float[Array, "T p"], Float[Array, "T *dy"], Float[Array, "T *dy"]]:
     """The data stream ``(features, y~, y)`` that USP feeds to an online learner (see :func:`usp_vaw_run`).
 
-    ``mode="arx"``: :func:`arx_features` and ``y~ = y``. ``mode="precondition"``: the input lags (plus the ``y``
-    lags when ``include_y_lags``) and ``y~ = precondition(y, c)`` for the coefficients ``c`` of ``kind``.
+    ``mode="arx"``: :func:`arx_features` ``a_t = [y_{t-1..t-n}, u_{t..t-n+1}]`` and ``y~ = y`` (USP enters through
+    the comparator :func:`usp_predictor`). ``mode="precondition"``: the input lags ``[u_t, ..., u_{t-n+1}]``
+    (preceded by the ``y`` lags when ``include_y_lags``) and ``y~_t = sum_j c_j y_{t-j}`` (:func:`precondition`)
+    for the coefficients ``c`` of ``kind`` (Marsden and Hazan, arXiv:2502.06545 and arXiv:2605.08390).
 
     Args:
-      y: outputs, (T,) or (T, dy).
-      u: inputs, (T,), (T, du) or ``None``.
-      n: history / polynomial degree.
-      kind: ``"chebyshev"``, ``"legendre"`` or ``"none"`` (``mode="precondition"`` only).
+      y: ``(T,)`` or ``(T, dy)`` float array of outputs, finite.
+      u: ``(T,)`` or ``(T, du)`` float array of inputs, or ``None`` (then ``mode="precondition"`` needs
+        ``include_y_lags=True``).
+      n: history length and polynomial degree, ``>= 1`` (at most 64 in float32 with ``mode="precondition"``).
+      kind: ``"chebyshev"``, ``"legendre"`` or ``"none"`` (used by ``mode="precondition"`` only).
       mode: ``"arx"`` or ``"precondition"``.
       include_y_lags: keep the ``y`` lags among the features in ``"precondition"`` mode.
 
     Returns:
-      ``(features, y_tilde, y)``, the ``xs`` of :func:`usp_vaw_algorithm`.
+      ``(features, y_tilde, y)``: ``(T, p)`` features (``p = n*(dy+du)`` in ``"arx"`` mode, ``n*du`` (plus
+      ``n*dy``) in ``"precondition"`` mode) and two arrays of the shape of ``y``; the ``xs`` of
+      :func:`usp_vaw_algorithm`.
+
+    Raises:
+      TypeError: non-float arrays or a non-int ``n``.
+      ValueError: unknown ``mode`` or ``kind``, ``n < 1``, ``u=None`` in ``"precondition"`` mode without
+        ``include_y_lags``, or invalid series (empty, non-finite, different lengths).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -387,12 +551,31 @@ def usp_vaw_algorithm(lam: float = 1.0, *, method: str = "auto") -> Algorithm:
     ``step(key, state, (a_t, y~_t, y_t))`` is one VAW round on ``(a_t, y~_t)`` whose ``info.y_hat`` predicts
     ``y_t`` (:func:`predicting_y`).
 
+    The pairing of USP with the Vovk-Azoury-Warmuth forecaster follows A. Marsden and E. Hazan, *The Power of
+    Second Order Methods for Sequence Preconditioning* (arXiv:2605.08390).
+
     Args:
-      lam: VAW regulariser ``lam > 0``.
+      lam: VAW regulariser ``lam > 0`` (checked at ``init``).
       method: VAW's ``"auto"``, ``"sherman_morrison"`` or ``"solve"``.
 
     Returns:
-      ``Algorithm(init, step)``.
+      ``Algorithm(init, step)``; ``step`` returns ``(VAWState | VAWGramState, VAWInfo)`` with ``info.y_hat`` the
+      prediction of ``y_t`` and ``info.loss`` the squared loss on ``y~_t``.
+
+    Raises:
+      ValueError: unknown ``method``; ``lam <= 0`` (at ``init``).
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.core import run
+      >>> from jaxlab.online import usp_stream, usp_vaw_algorithm
+      >>> u = jax.random.normal(jax.random.key(0), (64, 1))
+      >>> y = jnp.cumsum(u[:, 0]) * 0.1
+      >>> xs = usp_stream(y, u, n=2, mode="precondition")
+      >>> algo = usp_vaw_algorithm(1.0)
+      >>> state, trace = run(algo.step, algo.init(xs[0].shape[1], dtype=xs[0].dtype), None, xs=xs)
+      >>> trace.infos.y_hat.shape
+      (64, 1)
     """
     return predicting_y(vaw.vaw_algorithm(lam, method=method))
 
@@ -415,6 +598,38 @@ def usp_vaw_run(
     ``theta*``; ``kind`` is then unused). ``mode="precondition"`` (USP Algorithm 1 made online): VAW on the
     input lags ``[u_t, ..., u_{t-n+1}]`` (plus the ``y`` lags when ``include_y_lags``) with target ``y~_t``;
     the reported prediction is ``y^_t = theta_t . a'_t - sum_{j>=1} c_j y_{t-j}`` (same loss as on ``y~``).
+    USP is A. Marsden and E. Hazan, *Universal Sequence Preconditioning* (arXiv:2502.06545); its pairing with the
+    Vovk-Azoury-Warmuth forecaster, *The Power of Second Order Methods for Sequence Preconditioning*
+    (arXiv:2605.08390).
+
+    Args:
+      y: ``(T,)`` or ``(T, dy)`` float array of outputs, finite.
+      u: ``(T,)`` or ``(T, du)`` float array of inputs, or ``None`` (autoregressive only).
+      n: history length and polynomial degree, ``>= 1``.
+      lam: VAW regulariser ``lam > 0``.
+      kind: ``"chebyshev"``, ``"legendre"`` or ``"none"`` (``mode="precondition"`` only).
+      mode: ``"arx"`` or ``"precondition"`` (see :func:`usp_stream`).
+      include_y_lags: keep the ``y`` lags among the features in ``"precondition"`` mode.
+      method: VAW's ``"auto"``, ``"sherman_morrison"`` or ``"solve"`` (see :mod:`jaxlab.online.vaw`).
+
+    Returns:
+      ``(state, info)``: the final :class:`~jaxlab.online.vaw.VAWState` (or ``VAWGramState``) and the per-step
+      :class:`~jaxlab.online.vaw.VAWInfo` with leading axis ``T``; ``info.y_hat`` (shape of ``y``) predicts
+      ``y_t``, ``info.loss`` ``(T,)`` and ``info.leverage`` ``(T,)``.
+
+    Raises:
+      TypeError: non-float arrays or a non-int ``n``.
+      ValueError: ``lam <= 0``, unknown ``mode``/``kind``/``method``, ``n < 1``, or invalid series.
+
+    Example:
+      >>> import jax
+      >>> from jaxlab.online import random_lds, simulate, usp_vaw_run
+      >>> params = random_lds(jax.random.key(0), 10)
+      >>> u = jax.random.normal(jax.random.key(1), (200, 1))
+      >>> y, _ = simulate(jax.random.key(2), params, u, obs_noise=0.1)
+      >>> state, info = usp_vaw_run(y[:, 0], u, n=4, lam=1.0)
+      >>> info.y_hat.shape, info.loss.shape
+      ((200,), (200,))
     """
     lam = check_positive(lam, "lam")
     feats, y_tilde, y = usp_stream(y, u, n=n, kind=kind, mode=mode, include_y_lags=include_y_lags)

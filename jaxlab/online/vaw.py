@@ -74,7 +74,13 @@ _PAPERS = ("vovk2001competitive", "azoury2001relative", "cesabianchi2006predicti
 
 
 class VAWState(NamedTuple):
-    """Sherman-Morrison state: ``P = A_t^{-1}`` (d, d), ``b = sum_s a_s y_s^T`` (d, k), step count ``t``."""
+    """VAW state of the Sherman-Morrison path (``method="sherman_morrison"``).
+
+    Attributes:
+      P: ``(d, d)`` float array, the inverse Gram ``A_t^{-1}``.
+      b: ``(d, k)`` float array, ``b_t = sum_{s<=t} a_s y_s^T``.
+      t: 0-d int32 array, the number of rounds played.
+    """
 
     P: Float[Array, "d d"]
     b: Float[Array, "d k"]
@@ -82,7 +88,13 @@ class VAWState(NamedTuple):
 
 
 class VAWGramState(NamedTuple):
-    """Solve-path state: the Gram matrix ``A = A_t`` itself (d, d), ``b`` (d, k) and ``t``."""
+    """VAW state of the solve path (``method="solve"``).
+
+    Attributes:
+      A: ``(d, d)`` float array, the Gram matrix ``A_t = lam I + sum_{s<=t} a_s a_s^T``.
+      b: ``(d, k)`` float array, ``b_t = sum_{s<=t} a_s y_s^T``.
+      t: 0-d int32 array, the number of rounds played.
+    """
 
     A: Float[Array, "d d"]
     b: Float[Array, "d k"]
@@ -90,7 +102,13 @@ class VAWGramState(NamedTuple):
 
 
 class VAWInfo(NamedTuple):
-    """Per-step record: prediction ``y_hat`` (k,) made before seeing ``y``, its squared loss, the leverage."""
+    """Record of one VAW (or online ridge) round.
+
+    Attributes:
+      y_hat: ``(k,)`` float array, the prediction made before ``y_t`` is used.
+      loss: 0-d float array, ``||y^_t - y_t||^2``.
+      leverage: 0-d float array, ``h_t = a_t^T A_t^{-1} a_t`` in ``[0, 1)``.
+    """
 
     y_hat: Float[Array, " k"]
     loss: Float[Array, ""]
@@ -108,7 +126,22 @@ def _resolve(method: str, dtype) -> str:
 @cites(*_PAPERS)
 def init(dim: int, lam: float, *, num_outputs: int = 1, dtype=None,
          method: str = "auto") -> VAWState | VAWGramState:
-    """``A_0 = lam I`` (or ``P_0 = I / lam``), ``b_0 = 0``, ``t = 0``."""
+    """Initial VAW state: ``A_0 = lam I`` (or ``P_0 = I / lam``), ``b_0 = 0``, ``t = 0``.
+
+    Args:
+      dim: feature dimension ``d >= 1``.
+      lam: regulariser ``lam > 0``.
+      num_outputs: number of outputs ``k >= 1``.
+      dtype: float dtype; ``None`` is the default float dtype.
+      method: ``"auto"`` (Sherman-Morrison in float64, solve otherwise), ``"sherman_morrison"`` or ``"solve"``.
+
+    Returns:
+      :class:`VAWState` (Sherman-Morrison) or :class:`VAWGramState` (solve), with ``b`` of shape ``(dim, k)``.
+
+    Raises:
+      TypeError: ``dim`` or ``num_outputs`` is not an int.
+      ValueError: ``dim`` or ``num_outputs`` below 1, ``lam <= 0``, or unknown ``method``.
+    """
     dim = check_int(dim, "dim", min_value=1)
     num_outputs = check_int(num_outputs, "num_outputs", min_value=1)
     lam = check_positive(lam, "lam")
@@ -139,7 +172,16 @@ def _forecast(state, a, current: bool):
 
 @cites(*_PAPERS)
 def predict(state: VAWState | VAWGramState, a: Float[Array, " d"]) -> tuple[Float[Array, " k"], Float[Array, "d d"]]:
-    """VAW prediction ``(A_{t-1} + a a^T)^{-1} b_{t-1}`` at ``a`` and the updated ``P_t`` (or ``A_t``); pure."""
+    """VAW prediction ``y^_t = ((A_{t-1} + a a^T)^{-1} b_{t-1})^T a`` and the updated ``P_t`` (or ``A_t``); pure.
+
+    Args:
+      state: :class:`VAWState` or :class:`VAWGramState` after ``t - 1`` rounds.
+      a: ``(d,)`` float array, the features ``a_t``.
+
+    Returns:
+      ``(y_hat, M)``: the ``(k,)`` prediction and the ``(d, d)`` matrix ``P_t = A_t^{-1}`` (for a
+      :class:`VAWState`) or ``A_t`` (for a :class:`VAWGramState`).
+    """
     y_hat, M, _ = _forecast(state, a, True)
     return y_hat, M
 
@@ -155,7 +197,16 @@ def _advance(state, a, y, current: bool):
 @cites(*_PAPERS)
 def step(state: VAWState | VAWGramState, a: Float[Array, " d"],
          y: Float[Array, " k"]) -> tuple[VAWState | VAWGramState, VAWInfo]:
-    """One round: predict at ``a`` (before ``y`` is used), suffer the loss, then add ``a y^T`` to ``b``."""
+    """One VAW round: predict at ``a`` (before ``y`` is used), suffer the loss, then add ``a y^T`` to ``b``.
+
+    Args:
+      state: :class:`VAWState` or :class:`VAWGramState` after ``t - 1`` rounds.
+      a: ``(d,)`` float array, the features ``a_t``.
+      y: ``(k,)`` float array (or a scalar when ``k = 1``), the target ``y_t``.
+
+    Returns:
+      ``(state, info)``: the state after round ``t`` (same type) and its :class:`VAWInfo`.
+    """
     return _advance(state, a, y, True)
 
 
@@ -195,6 +246,17 @@ def vaw_algorithm(lam: float = 1.0, *, method: str = "auto") -> Algorithm:
 
     Raises:
       ValueError: unknown ``method``; ``lam <= 0`` (at ``init``; under ``jit`` when it runs).
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.core import run
+      >>> from jaxlab.online import vaw_algorithm
+      >>> a = jax.random.normal(jax.random.key(0), (50, 3))
+      >>> y = a @ jnp.array([1.0, -0.5, 0.25]) + 0.1 * jax.random.normal(jax.random.key(1), (50,))
+      >>> algo = vaw_algorithm(1.0)
+      >>> state, trace = run(algo.step, algo.init(3), None, xs=(a, y))
+      >>> trace.infos.loss.shape, trace.infos.leverage.shape
+      ((50,), (50,))
     """
     return _learner_algorithm(lam, method, True)
 
@@ -210,7 +272,11 @@ def ridge_ftl_algorithm(lam: float = 1.0, *, method: str = "auto") -> Algorithm:
       method: ``"auto"``, ``"sherman_morrison"`` or ``"solve"``.
 
     Returns:
-      ``Algorithm(init, step)`` with ``step(key, state, (a_t, y_t)) -> (state, VAWInfo)``.
+      ``Algorithm(init, step)`` with ``step(key, state, (a_t, y_t)) -> (state, VAWInfo)``; the leverage recorded
+      is still ``a_t^T A_t^{-1} a_t``.
+
+    Raises:
+      ValueError: unknown ``method``; ``lam <= 0`` (at ``init``).
     """
     return _learner_algorithm(lam, method, False)
 
@@ -237,9 +303,21 @@ def _scan(features, y2, lam, method, current):
 @cites(*_PAPERS)
 def run(features: Float[Array, "T d"], targets: Float[Array, "T k"] | Float[Array, " T"], lam: float = 1.0, *,
         method: str = "auto") -> tuple[VAWState | VAWGramState, VAWInfo]:
-    """Run VAW over a stream; returns the final state and per-step :class:`VAWInfo` (leading axis T).
+    """Run VAW over a stream: :func:`vaw_algorithm` driven by :func:`jaxlab.core.run` (``lax.scan``), jitted.
 
-    ``y_hat`` has the shape of ``targets``. ``method`` is ``"auto"``, ``"sherman_morrison"`` or ``"solve"``.
+    Args:
+      features: ``(T, d)`` float array of features ``a_t``, ``T >= 1``, finite.
+      targets: ``(T,)`` or ``(T, k)`` float array of targets ``y_t``, finite.
+      lam: regulariser ``lam > 0``.
+      method: ``"auto"``, ``"sherman_morrison"`` or ``"solve"`` (see the module docstring).
+
+    Returns:
+      ``(state, info)``: the final :class:`VAWState` or :class:`VAWGramState` and the per-step :class:`VAWInfo`
+      with leading axis ``T``; ``info.y_hat`` has the shape of ``targets``.
+
+    Raises:
+      TypeError: non-float inputs.
+      ValueError: mismatched lengths, ``T = 0``, non-finite entries, ``lam <= 0`` or unknown ``method``.
     """
     return _run(features, targets, lam, method, True)
 
@@ -249,7 +327,21 @@ def ridge_ftl_run(features: Float[Array, "T d"], targets: Float[Array, "T k"] | 
                   lam: float = 1.0, *, method: str = "auto") -> tuple[VAWState | VAWGramState, VAWInfo]:
     """Online ridge regression (follow the regularised leader): ``y^_t = (A_{t-1}^{-1} b_{t-1})^T a_t``.
 
-    Same signature and outputs as :func:`run`; the leverage is still ``a_t^T A_t^{-1} a_t``.
+    :func:`ridge_ftl_algorithm` driven by :func:`jaxlab.core.run`; same outputs as :func:`run`, and the leverage
+    is still ``a_t^T A_t^{-1} a_t``.
+
+    Args:
+      features: ``(T, d)`` float array of features ``a_t``, ``T >= 1``, finite.
+      targets: ``(T,)`` or ``(T, k)`` float array of targets ``y_t``, finite.
+      lam: regulariser ``lam > 0``.
+      method: ``"auto"``, ``"sherman_morrison"`` or ``"solve"`` (see the module docstring).
+
+    Returns:
+      ``(state, info)`` as for :func:`run`.
+
+    Raises:
+      TypeError: non-float inputs.
+      ValueError: mismatched lengths, ``T = 0``, non-finite entries, ``lam <= 0`` or unknown ``method``.
     """
     return _run(features, targets, lam, method, False)
 

@@ -64,21 +64,51 @@ def _mat(a, b, c, d) -> jax.Array:
 
 
 def rx(phi) -> Complex[Array, "... 2 2"]:
-    """RX(φ) = exp(-i φ X / 2)."""
+    """RX(φ) = exp(-i φ X / 2) = [[cos φ/2, -i sin φ/2], [-i sin φ/2, cos φ/2]].
+
+    Args:
+      phi: float array (any shape) of rotation angles φ.
+
+    Returns:
+      Complex array of shape ``phi.shape + (2, 2)``: complex64 for a float32 angle, complex128 for float64.
+
+    Raises:
+      TypeError: a non-float angle (Python numbers are promoted).
+    """
     phi, dt = _angle(phi, "phi")
     c, s = jnp.cos(phi / 2).astype(dt), (-1j * jnp.sin(phi / 2)).astype(dt)
     return _mat(c, s, s, c)
 
 
 def ry(phi) -> Complex[Array, "... 2 2"]:
-    """RY(φ) = exp(-i φ Y / 2)."""
+    """RY(φ) = exp(-i φ Y / 2) = [[cos φ/2, -sin φ/2], [sin φ/2, cos φ/2]].
+
+    Args:
+      phi: float array (any shape) of rotation angles φ.
+
+    Returns:
+      Complex array of shape ``phi.shape + (2, 2)``: complex64 for a float32 angle, complex128 for float64.
+
+    Raises:
+      TypeError: a non-float angle (Python numbers are promoted).
+    """
     phi, dt = _angle(phi, "phi")
     c, s = jnp.cos(phi / 2).astype(dt), jnp.sin(phi / 2).astype(dt)
     return _mat(c, -s, s, c)
 
 
 def rz(phi) -> Complex[Array, "... 2 2"]:
-    """RZ(φ) = diag(e^{-iφ/2}, e^{iφ/2})."""
+    """RZ(φ) = exp(-i φ Z / 2) = diag(e^{-iφ/2}, e^{iφ/2}).
+
+    Args:
+      phi: float array (any shape) of rotation angles φ.
+
+    Returns:
+      Complex array of shape ``phi.shape + (2, 2)``: complex64 for a float32 angle, complex128 for float64.
+
+    Raises:
+      TypeError: a non-float angle (Python numbers are promoted).
+    """
     phi, dt = _angle(phi, "phi")
     e = jnp.exp(-0.5j * phi).astype(dt)
     z = jnp.zeros_like(e)
@@ -86,9 +116,21 @@ def rz(phi) -> Complex[Array, "... 2 2"]:
 
 
 def rot(a, b, c) -> Complex[Array, "... 2 2"]:
-    """Rot(a, b, c) = RZ(c) RY(b) RZ(a), in closed form:
+    """Rot(a, b, c) = RZ(c) RY(b) RZ(a) (RZ(a) acts first), in closed form:
 
     [[e^{-i(a+c)/2} cos b/2, -e^{i(a-c)/2} sin b/2], [e^{-i(a-c)/2} sin b/2, e^{i(a+c)/2} cos b/2]].
+
+    Args:
+      a: float array of first RZ angles.
+      b: float array of RY angles, broadcastable with ``a``.
+      c: float array of last RZ angles, broadcastable with ``a``.
+
+    Returns:
+      Complex array of shape ``broadcast(a, b, c).shape + (2, 2)``: complex64 for float32 angles,
+      complex128 when ``a`` or ``b`` is float64.
+
+    Raises:
+      TypeError: a non-float angle (Python numbers are promoted).
     """
     a, dt = _angle(a, "a")
     b, _ = _angle(b, "b")
@@ -99,17 +141,38 @@ def rot(a, b, c) -> Complex[Array, "... 2 2"]:
 
 
 def hadamard(dtype=jnp.complex64) -> Complex[Array, "2 2"]:
-    """H = (X + Z)/√2."""
+    """The Hadamard gate H = (X + Z)/√2.
+
+    Args:
+      dtype: the complex dtype of the result.
+
+    Returns:
+      ``(2, 2)`` array of ``dtype``.
+    """
     return jnp.asarray((PAULI_X + PAULI_Z) / np.sqrt(2), dtype=dtype)
 
 
 def cnot(dtype=jnp.complex64) -> Complex[Array, "4 4"]:
-    """CNOT with the control on the first wire (index order ``(control, target)``)."""
+    """CNOT = |0⟩⟨0| ⊗ I + |1⟩⟨1| ⊗ X, the control on the first wire (index order ``(control, target)``).
+
+    Args:
+      dtype: the complex dtype of the result.
+
+    Returns:
+      ``(4, 4)`` array of ``dtype`` (the permutation of basis states 0, 1, 3, 2); apply with :func:`apply_2q`.
+    """
     return jnp.asarray(np.eye(4)[[0, 1, 3, 2]], dtype=dtype)
 
 
 def cz(dtype=jnp.complex64) -> Complex[Array, "4 4"]:
-    """CZ = diag(1, 1, 1, -1)."""
+    """CZ = diag(1, 1, 1, -1) (symmetric in its two wires).
+
+    Args:
+      dtype: the complex dtype of the result.
+
+    Returns:
+      ``(4, 4)`` array of ``dtype``.
+    """
     return jnp.asarray(np.diag([1.0, 1.0, 1.0, -1.0]), dtype=dtype)
 
 
@@ -154,8 +217,25 @@ def _state(psi) -> jax.Array:
 
 
 def apply_1q(psi: Complex[Array, "..."], U: Complex[Array, "2 2"], q: int, *, check: bool = False) -> jax.Array:
-    """ψ' = U acting on qubit ``q`` of ``psi`` (shape ``(2,)*n``). ``check=True`` verifies that ``U`` is
-    unitary (eagerly)."""
+    """ψ' = U acting on qubit ``q``: ψ'[.., a, ..] = Σ_b U[a, b] ψ[.., b, ..] (axis ``q``).
+
+    Evaluated on the free reshape ``(2^q, 2, 2^{n-q-1})`` of the state as two scaled sums of its halves, which
+    XLA fuses into one pass without transposes.
+
+    Args:
+      psi: complex (or real float) array of shape ``(2,)*n``, the statevector.
+      U: ``(2, 2)`` complex (or real float) array, the gate.
+      q: int in ``[0, n)``, the qubit.
+      check: also check that ``U`` is unitary (``max |U†U - I| <= 1e-6``).
+
+    Returns:
+      Array of shape ``(2,)*n`` and dtype ``result_type(psi, U)``.
+
+    Raises:
+      TypeError: ``q`` not an int; ``psi`` or ``U`` of an integer dtype.
+      ValueError: ``psi`` not of shape ``(2,)*n``; ``U`` not ``(2, 2)``; ``q`` out of range; with ``check``,
+        ``U`` not unitary (under ``jit``: at run time).
+    """
     psi = _state(psi)
     n = psi.ndim
     q = _wire(q, n, "q")
@@ -167,8 +247,26 @@ def apply_1q(psi: Complex[Array, "..."], U: Complex[Array, "2 2"], q: int, *, ch
 
 
 def apply_2q(psi: Complex[Array, "..."], U: Complex[Array, "4 4"], q1: int, q2: int, *, check: bool = False):
-    """ψ' = U acting on qubits ``(q1, q2)`` (``U``'s index order ``(q1, q2)``, big-endian), by
-    ``tensordot(U.reshape(2,2,2,2), ψ, ([2, 3], [q1, q2]))`` and moving the new axes back."""
+    """ψ' = U acting on qubits ``(q1, q2)``, ``U``'s index order ``(q1, q2)`` (big-endian: q1 is the high bit).
+
+    ψ'[.., a, .., b, ..] = Σ_{c,d} U[(a, b), (c, d)] ψ[.., c, .., d, ..], as
+    ``tensordot(U.reshape(2, 2, 2, 2), ψ, ([2, 3], [q1, q2]))`` with the new axes moved back.
+
+    Args:
+      psi: complex (or real float) array of shape ``(2,)*n``, the statevector.
+      U: ``(4, 4)`` complex (or real float) array, the gate (e.g. :func:`cnot` with control ``q1``).
+      q1: int in ``[0, n)``, the first wire of ``U``.
+      q2: int in ``[0, n)``, the second wire, different from ``q1``.
+      check: also check that ``U`` is unitary (``max |U†U - I| <= 1e-6``).
+
+    Returns:
+      Array of shape ``(2,)*n`` and dtype ``result_type(psi, U)``.
+
+    Raises:
+      TypeError: ``q1`` or ``q2`` not an int; ``psi`` or ``U`` of an integer dtype.
+      ValueError: ``psi`` not of shape ``(2,)*n``; ``U`` not ``(4, 4)``; a wire out of range; ``q1 == q2``;
+        with ``check``, ``U`` not unitary (under ``jit``: at run time).
+    """
     psi = _state(psi)
     n = psi.ndim
     q1, q2 = _wire(q1, n, "q1"), _wire(q2, n, "q2")
@@ -180,7 +278,22 @@ def apply_2q(psi: Complex[Array, "..."], U: Complex[Array, "4 4"], q1: int, q2: 
 
 
 def apply_diag_1q(psi: Complex[Array, "..."], diag: Complex[Array, "2"], q: int) -> jax.Array:
-    """ψ' = diag(d0, d1) on qubit ``q``: an elementwise product with ``diag`` broadcast along axis ``q``."""
+    """ψ' = diag(d0, d1) on qubit ``q``: ψ'[.., a, ..] = d_a ψ[.., a, ..] (axis ``q``), elementwise.
+
+    Cheaper than :func:`apply_1q` for diagonal gates (RZ, phases).
+
+    Args:
+      psi: complex (or real float) array of shape ``(2,)*n``, the statevector.
+      diag: ``(2,)`` complex (or real float) array ``(d0, d1)``.
+      q: int in ``[0, n)``, the qubit.
+
+    Returns:
+      Array of shape ``(2,)*n`` and dtype ``result_type(psi, diag)``.
+
+    Raises:
+      TypeError: ``q`` not an int; ``psi`` or ``diag`` of an integer dtype.
+      ValueError: ``psi`` not of shape ``(2,)*n``; ``diag`` not ``(2,)``; ``q`` out of range.
+    """
     psi = _state(psi)
     n = psi.ndim
     q = _wire(q, n, "q")

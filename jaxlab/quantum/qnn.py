@@ -66,7 +66,21 @@ BLOCKS = ("rot",)
 
 
 class QNNConfig(NamedTuple):
-    """Static structure of a re-uploading QNN (hashable: pass it as a static argument of ``jit``)."""
+    """Static structure of a data re-uploading QNN (hashable: pass it as a static argument of ``jit``).
+
+    The model is f_θ(x) = ⟨0| U† O U |0⟩, U = W_L S(x) ⋯ W_1 S(x) W_0 (see the module docstring; the
+    ansatz is reconstructed, the paper's exact circuits were not available).
+
+    Attributes:
+      n_qubits: int >= 1, the number of qubits n.
+      n_layers: int >= 1, the number L of encoding layers S(x) (there are L + 1 trainable blocks).
+      encoding: ``"rx"``, ``"ry"`` or ``"rz"``: the Pauli P_q of S(x) = ⊗_q exp(-i x β_q P_q / 2).
+      scales: β_q, ``"unary"`` (1), ``"binary"`` (2^q), ``"ternary"`` (3^q), or a tuple of ``n`` numbers.
+      block: the trainable block, ``"rot"`` (Rot on every qubit; the only one implemented).
+      entangler: ``"cnot_ring"`` (CNOT q → q+1 mod n), ``"cz_ring"`` or ``"none"``, after every block.
+      observable: ``"z0"``, ``"mean_z"``, a Pauli string (``"ZIXI"``), a Pauli sum (``"0.5*ZZI + 0.5*IZZ"``),
+        or a tuple of ``(coefficient, string)`` pairs.
+    """
 
     n_qubits: int
     n_layers: int
@@ -89,7 +103,22 @@ def _check_config(cfg: QNNConfig) -> QNNConfig:
 
 
 def encoding_scales(cfg: QNNConfig) -> np.ndarray:
-    """β_q for q = 0..n-1 (float64 numpy array)."""
+    """The encoding scales β_q, q = 0..n-1: 1 (unary), 2^q (binary), 3^q (ternary) or the given tuple.
+
+    With integer scales the model's spectrum is integer, Ω ⊆ {-W..W} with W = L Σ_q β_q
+    (:func:`~jaxlab.quantum.fourier.max_frequency`).
+
+    Args:
+      cfg: the :class:`QNNConfig`.
+
+    Returns:
+      ``(n,)`` float64 numpy array.
+
+    Raises:
+      TypeError: ``cfg`` not a :class:`QNNConfig`, or ``n_qubits``/``n_layers`` not ints.
+      ValueError: ``n_qubits`` or ``n_layers`` < 1; an unknown encoding, block, entangler or scales name; a
+        tuple of scales of the wrong length or with non-finite entries.
+    """
     n = _check_config(cfg).n_qubits
     s = cfg.scales
     if isinstance(s, str):
@@ -117,7 +146,22 @@ def _parse_pauli_sum(obs: str) -> list[tuple[float, str]]:
 
 @functools.lru_cache(maxsize=256)
 def observable_terms(cfg: QNNConfig) -> tuple[tuple[float, str], ...]:
-    """The observable of ``cfg`` as a Pauli sum ``((c_1, P_1), ...)``."""
+    """The observable of ``cfg`` as a Pauli sum O = Σ_k c_k P_k, ``((c_1, P_1), ...)``.
+
+    ``"z0"`` is ``((1.0, "ZI…I"),)``, ``"mean_z"`` the n terms ``(1/n, "I…Z…I")``; a string such as
+    ``"0.5*ZZI - 0.25*XIX + IIZ"`` is parsed term by term. Cached per config.
+
+    Args:
+      cfg: the :class:`QNNConfig`.
+
+    Returns:
+      Tuple of ``(float, str)`` pairs, every string of ``n`` upper-case letters from ``IXYZ``.
+
+    Raises:
+      TypeError: ``cfg`` not a :class:`QNNConfig`, or ``n_qubits``/``n_layers`` not ints.
+      ValueError: ``n_qubits`` or ``n_layers`` < 1; an unknown encoding, block or entangler; an observable
+        that does not parse, or a Pauli string of the wrong length or with other letters.
+    """
     n = _check_config(cfg).n_qubits
     obs = cfg.observable
     if obs == "z0":
@@ -134,7 +178,19 @@ def observable_terms(cfg: QNNConfig) -> tuple[tuple[float, str], ...]:
 
 
 def observable_norm(cfg: QNNConfig) -> float:
-    """An upper bound on ``‖O‖_op``: ``Σ_k |c_k|`` (exact for ``"z0"`` and ``"mean_z"``)."""
+    """An upper bound on the operator norm ‖O‖_op of the observable: Σ_k |c_k| (exact for ``"z0"`` and
+    ``"mean_z"``). It bounds |f_θ(x)| and, by the parameter-shift rule, every |∂_j f_θ(x)|.
+
+    Args:
+      cfg: the :class:`QNNConfig`.
+
+    Returns:
+      Python float.
+
+    Raises:
+      TypeError: ``cfg`` not a :class:`QNNConfig`, or ``n_qubits``/``n_layers`` not ints.
+      ValueError: an invalid ``cfg`` (see :func:`observable_terms`).
+    """
     return float(sum(abs(c) for c, _ in observable_terms(cfg)))
 
 
@@ -283,24 +339,80 @@ def qnn_fn(cfg: QNNConfig) -> Callable[[jax.Array, jax.Array], jax.Array]:
 
 @cites(SAP, SCHULD)
 def qnn_state(params: Float[Array, "Lp1 n 3"], x: Float[Array, ""], cfg: QNNConfig) -> Complex[Array, "..."]:
-    """U(x, θ)|0…0⟩ as a ``(2,)*n`` statevector (``x`` a scalar; ``jax.vmap`` over inputs or parameters)."""
+    """The QNN's state ψ(x, θ) = U(x, θ)|0…0⟩, U = W_L(θ_L) S(x) ⋯ W_1(θ_1) S(x) W_0(θ_0).
+
+    ``jax.vmap`` over inputs or parameters; the circuit is jit-compiled once per ``cfg``.
+
+    Args:
+      params: ``(L + 1, n, 3)`` float array θ, finite (``θ[l, q]`` are the Rot angles of block l on qubit q).
+      x: float scalar (0-d), the input.
+      cfg: the :class:`QNNConfig` (static: one compilation per config).
+
+    Returns:
+      Complex array of shape ``(2,)*n``: complex128 when ``params`` or ``x`` is float64, else complex64.
+
+    Raises:
+      TypeError: ``cfg`` not a :class:`QNNConfig`, or ``n_qubits``/``n_layers`` not ints.
+      ValueError: an invalid field of ``cfg`` (encoding, block, entangler, scales, observable); ``params``
+        not of shape ``(L + 1, n, 3)``; ``x`` not a scalar; non-finite entries (under ``jit``: at run time).
+    """
     _check_config(cfg)
     return _state_impl(_check_params(params, cfg), _check_x(x), cfg)
 
 
 @cites(SAP, SCHULD)
 def qnn_apply(params: Float[Array, "Lp1 n 3"], x: Float[Array, ""], cfg: QNNConfig) -> Float[Array, ""]:
-    """f_θ(x) = ⟨ψ(x, θ)| O |ψ(x, θ)⟩ for a scalar ``x`` (``jax.vmap`` for batches). The input checks run
-    at trace time; the circuit itself is jit-compiled once per ``cfg``."""
+    """The QNN's output f_θ(x) = ⟨ψ(x, θ)| O |ψ(x, θ)⟩, a finite Fourier series in x.
+
+    The data re-uploading model of Schuld, Sweke, Meyer, "Effect of data encoding on the expressive power of
+    variational quantum machine learning models" (arXiv:2008.08605), as studied by Xu, Zhang, Yan, "The
+    Spectral Amplitude Principle for Dynamics of Quantum Neural Networks" (arXiv:2409.06682); the ansatz
+    (Rot blocks, entangling ring, encoding scales) is reconstructed, since the paper's exact circuits were
+    not available. The input checks run at trace time; the circuit is jit-compiled once per ``cfg``.
+    Batch with ``jax.vmap``.
+
+    Args:
+      params: ``(L + 1, n, 3)`` float array θ, finite (``θ[l, q]`` are the Rot angles of block l on qubit q).
+      x: float scalar (0-d), the input.
+      cfg: the :class:`QNNConfig` (static: one compilation per config).
+
+    Returns:
+      Real float scalar, |f| <= :func:`observable_norm` (cfg).
+
+    Raises:
+      TypeError: ``cfg`` not a :class:`QNNConfig`, or ``n_qubits``/``n_layers`` not ints.
+      ValueError: an invalid field of ``cfg`` (encoding, block, entangler, scales, observable); ``params``
+        not of shape ``(L + 1, n, 3)``; ``x`` not a scalar; non-finite entries (under ``jit``: at run time).
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.quantum import QNNConfig, init_qnn_params, qnn_apply
+      >>> cfg = QNNConfig(n_qubits=2, n_layers=2, scales="binary")  # spectrum {-6..6}
+      >>> params = init_qnn_params(jax.random.key(0), cfg)  # shape (3, 2, 3)
+      >>> f = jax.vmap(qnn_apply, (None, 0, None))(params, jnp.linspace(0.0, 6.0, 5), cfg)
+      >>> f.shape
+      (5,)
+    """
     _check_config(cfg)
     return _apply_impl(_check_params(params, cfg), _check_x(x), cfg)
 
 
 def init_qnn_params(key, cfg: QNNConfig, scale: float | None = None, dtype=None) -> Float[Array, "Lp1 n 3"]:
-    """θ ~ U[0, 2π) (``scale=None``, the default) or θ ~ U[-scale, scale], shape ``(L+1, n, 3)``.
+    """Random QNN parameters: θ ~ U[0, 2π) (``scale=None``) or θ ~ U[-scale, scale], i.i.d.
 
-    ``None`` stands for the default U[0, 2π), so that a
-    given ``scale`` always means the symmetric interval U[-scale, scale].
+    Args:
+      key: a PRNG key.
+      cfg: the :class:`QNNConfig`.
+      scale: ``None`` (uniform angles) or a positive float, the half-width of a symmetric interval.
+      dtype: float dtype of the result (default: the default float dtype).
+
+    Returns:
+      ``(L + 1, n, 3)`` float array.
+
+    Raises:
+      TypeError: ``cfg`` not a :class:`QNNConfig`, or ``n_qubits``/``n_layers`` not ints.
+      ValueError: ``n_qubits`` or ``n_layers`` < 1; an unknown encoding, block or entangler; ``scale`` not a
+        positive finite scalar.
     """
     _check_config(cfg)
     shape = (cfg.n_layers + 1, cfg.n_qubits, 3)
@@ -313,7 +425,24 @@ def init_qnn_params(key, cfg: QNNConfig, scale: float | None = None, dtype=None)
 
 @cites(SAP)
 def param_shift_grad(params: Float[Array, "Lp1 n 3"], x: Float[Array, ""], cfg: QNNConfig) -> Float[Array, "Lp1 n 3"]:
-    """∂f/∂θ_j = ½[f(θ + π/2 e_j) − f(θ − π/2 e_j)] for every j (a reference for ``jax.grad``)."""
+    """The gradient by the parameter-shift rule: ∂f/∂θ_j = ½[f(θ + π/2 e_j) − f(θ − π/2 e_j)].
+
+    Exact here because every parameter enters one gate exp(-i θ_j P / 2); 2P circuit evaluations, vmapped.
+    A reference for ``jax.grad(qnn_apply)`` and the rule that hardware would use.
+
+    Args:
+      params: ``(L + 1, n, 3)`` float array θ, finite (``θ[l, q]`` are the Rot angles of block l on qubit q).
+      x: float scalar (0-d), the input.
+      cfg: the :class:`QNNConfig` (static: one compilation per config).
+
+    Returns:
+      ``(L + 1, n, 3)`` float array, ∂f_θ(x)/∂θ.
+
+    Raises:
+      TypeError: ``cfg`` not a :class:`QNNConfig`, or ``n_qubits``/``n_layers`` not ints.
+      ValueError: an invalid field of ``cfg`` (encoding, block, entangler, scales, observable); ``params``
+        not of shape ``(L + 1, n, 3)``; ``x`` not a scalar; non-finite entries.
+    """
     _check_config(cfg)
     params, x = _check_params(params, cfg), _check_x(x)
     P = params.size

@@ -20,17 +20,43 @@ _P = {"I": np.eye(2), "X": np.array([[0, 1], [1, 0]]), "Y": np.array([[0, -1j], 
 
 
 def np_rotation(axis: str, phi: float) -> np.ndarray:
-    """``exp(−i φ P/2) = cos(φ/2) I − i sin(φ/2) P``."""
+    """``exp(−i φ P/2) = cos(φ/2) I − i sin(φ/2) P`` for a Pauli P.
+
+    Args:
+      axis: ``"X"``, ``"Y"``, ``"Z"`` (or ``"I"``), either case.
+      phi: float, the angle φ.
+
+    Returns:
+      ``(2, 2)`` complex128 numpy array.
+    """
     return np.cos(phi / 2) * np.eye(2) - 1j * np.sin(phi / 2) * _P[axis.upper()]
 
 
 def np_rot(a: float, b: float, c: float) -> np.ndarray:
-    """``RZ(c) RY(b) RZ(a)`` as a product of the three rotations."""
+    """``Rot(a, b, c) = RZ(c) RY(b) RZ(a)`` as a product of the three rotations.
+
+    Args:
+      a: float, the first RZ angle.
+      b: float, the RY angle.
+      c: float, the last RZ angle.
+
+    Returns:
+      ``(2, 2)`` complex128 numpy array.
+    """
     return np_rotation("Z", c) @ np_rotation("Y", b) @ np_rotation("Z", a)
 
 
 def dense_1q(U: np.ndarray, q: int, n: int) -> np.ndarray:
-    """``I ⊗ … ⊗ U (qubit q) ⊗ … ⊗ I`` (big-endian)."""
+    """``I ⊗ … ⊗ U (qubit q) ⊗ … ⊗ I`` (big-endian: qubit 0 is the leftmost factor).
+
+    Args:
+      U: ``(2, 2)`` numpy array.
+      q: int in ``[0, n)``, the qubit.
+      n: int, the number of qubits.
+
+    Returns:
+      ``(2^n, 2^n)`` numpy array.
+    """
     M = np.eye(1)
     for k in range(n):
         M = np.kron(M, U if k == q else np.eye(2))
@@ -38,13 +64,29 @@ def dense_1q(U: np.ndarray, q: int, n: int) -> np.ndarray:
 
 
 def dense_cnot(c: int, t: int, n: int) -> np.ndarray:
-    """CNOT(control c, target t) as a ``2^n × 2^n`` permutation matrix, from ``|0⟩⟨0|⊗I + |1⟩⟨1|⊗X``."""
+    """CNOT(control c, target t) as a ``2^n × 2^n`` permutation matrix, from ``|0⟩⟨0|⊗I + |1⟩⟨1|⊗X``.
+
+    Args:
+      c: int, the control qubit.
+      t: int, the target qubit (different from ``c``).
+      n: int, the number of qubits.
+
+    Returns:
+      ``(2^n, 2^n)`` float numpy array.
+    """
     p0, p1 = np.diag([1.0, 0.0]), np.diag([0.0, 1.0])
     return dense_1q(p0, c, n) + dense_1q(p1, c, n) @ dense_1q(_P["X"], t, n)
 
 
 def dense_observable(cfg: QNNConfig) -> np.ndarray:
-    """``O = Σ_k c_k ⊗_q P_{k,q}``."""
+    """The observable as a dense matrix, ``O = Σ_k c_k ⊗_q P_{k,q}`` (terms from ``observable_terms``).
+
+    Args:
+      cfg: the :class:`~jaxlab.quantum.qnn.QNNConfig`.
+
+    Returns:
+      ``(2^n, 2^n)`` complex numpy array.
+    """
     out = 0
     for c, p in observable_terms(cfg):
         M = np.eye(1)
@@ -55,7 +97,16 @@ def dense_observable(cfg: QNNConfig) -> np.ndarray:
 
 
 def dense_state(params, x: float, cfg: QNNConfig) -> np.ndarray:
-    """``U(x, θ)|0⟩`` (flat, big-endian) by multiplying dense matrices gate by gate."""
+    """``U(x, θ)|0⟩`` (flat, big-endian) by multiplying dense matrices gate by gate, in complex128.
+
+    Args:
+      params: ``(L + 1, n, 3)`` array θ (converted to float64; not validated).
+      x: float, the input.
+      cfg: the :class:`~jaxlab.quantum.qnn.QNNConfig`.
+
+    Returns:
+      ``(2^n,)`` complex128 numpy array, comparable with ``qnn_state(...).reshape(-1)``.
+    """
     n, params = cfg.n_qubits, np.asarray(params, dtype=np.float64)
     beta = encoding_scales(cfg)
     psi = np.zeros(2**n, complex)
@@ -83,6 +134,15 @@ def dense_state(params, x: float, cfg: QNNConfig) -> np.ndarray:
 
 
 def dense_qnn(params, x: float, cfg: QNNConfig) -> float:
-    """``⟨ψ|O|ψ⟩`` with dense matrices."""
+    """``f_θ(x) = ⟨ψ|O|ψ⟩`` with dense matrices (the reference for ``qnn_apply``).
+
+    Args:
+      params: ``(L + 1, n, 3)`` array θ.
+      x: float, the input.
+      cfg: the :class:`~jaxlab.quantum.qnn.QNNConfig`.
+
+    Returns:
+      Python float.
+    """
     psi = dense_state(params, x, cfg)
     return float(np.real(psi.conj() @ dense_observable(cfg) @ psi))

@@ -45,14 +45,26 @@ __all__ = [
 
 
 class SpectralTrainInfo(NamedTuple):
-    """Loss and residual coefficients at ``freqs``, both at the parameters *before* the step's update."""
+    """Info of one :func:`fit_algorithm` step, both at the parameters *before* the step's update.
+
+    Attributes:
+      loss: float scalar, ℒ(θ) = (1/2M) Σ_m (f_θ(x_m) − y_m)².
+      r_hat: ``(k,)`` complex array, r̂_ω = (1/M) Σ_m r_m e^{−iωx_m} for the k frequencies ``freqs``.
+    """
 
     loss: Float[Array, ""]
     r_hat: Complex[Array, " k"]
 
 
 class Trajectory(NamedTuple):
-    """What :func:`fit` records every ``record_every`` steps: ``steps`` (updates applied so far), loss, r̂."""
+    """What :func:`fit` records every ``record_every`` steps (R = ``num_steps // record_every`` records).
+
+    Attributes:
+      steps: ``(R,)`` int array, the number of updates applied before each record (record_every − 1,
+        2 record_every − 1, …).
+      loss: ``(R,)`` float array, the loss at those parameters.
+      r_hat: ``(R, k)`` complex array, r̂_ω at those parameters for the k frequencies ``freqs``.
+    """
 
     steps: jax.Array
     loss: jax.Array
@@ -77,7 +89,21 @@ def _data(x, y) -> tuple[jax.Array, jax.Array]:
 
 
 def mse_loss(params, x, y, cfg) -> Float[Array, ""]:
-    """``(1/2M) Σ_m (f(x_m) − y_m)²``."""
+    """The full-batch loss ℒ(θ) = (1/2M) Σ_m (f_θ(x_m) − y_m)².
+
+    Args:
+      params: the model's parameters (for a QNN an ``(L + 1, n, 3)`` float array).
+      x: ``(M,)`` float array of inputs, finite.
+      y: ``(M,)`` float array of targets, finite.
+      cfg: a :class:`~jaxlab.quantum.qnn.QNNConfig`, or any ``apply(params, x) -> scalar``.
+
+    Returns:
+      Float scalar.
+
+    Raises:
+      TypeError: ``cfg`` neither a ``QNNConfig`` nor callable.
+      ValueError: ``x`` or ``y`` not 1-d, of different lengths or non-finite; an invalid ``QNNConfig``.
+    """
     f = _model(cfg)
     x, y = _data(x, y)
     r = jax.vmap(lambda xi: f(params, xi))(x) - y
@@ -116,6 +142,10 @@ def fit_algorithm(x, y, cfg, optimizer: optax.GradientTransformation, freqs: tup
     takes one optimiser step on ``ℒ(θ) = (1/2M) Σ_m (f_θ(x_m) − y_m)²`` (``key`` is ignored) and reports the
     pre-update loss and ``r̂_ω`` for ω in ``freqs``.
 
+    The training setting of Xu, Zhang, Yan, "The Spectral Amplitude Principle for Dynamics of Quantum Neural
+    Networks" (arXiv:2409.06682): recording r̂_ω along the run shows which target components are learned
+    first (reconstructed from the abstract; the paper's targets and hyperparameters were not available).
+
     Args:
       x: training inputs, shape ``(M,)``, finite (an equispaced grid when ``freqs`` is given).
       y: targets, shape ``(M,)``, finite.
@@ -127,13 +157,21 @@ def fit_algorithm(x, y, cfg, optimizer: optax.GradientTransformation, freqs: tup
       ``Algorithm(init, step)`` over :class:`~jaxlab.core.TrainState`.
 
     Raises:
-      TypeError: ``cfg`` neither a ``QNNConfig`` nor callable.
+      TypeError: ``cfg`` neither a ``QNNConfig`` nor callable; a frequency that is not an int.
       ValueError: mismatched or non-finite ``x``, ``y``; a negative frequency; ``x`` not equispaced while
         ``freqs`` is given.
 
     Example:
-      >>> algo = fit_algorithm(grid(64), y, QNNConfig(2, 3), optax.adam(0.05), freqs=(1, 3))
-      >>> state, info = algo.step(None, algo.init(theta))
+      >>> import jax, jax.numpy as jnp, optax
+      >>> from jaxlab.core import run
+      >>> from jaxlab.quantum import QNNConfig, fit_algorithm, grid, init_qnn_params
+      >>> cfg = QNNConfig(n_qubits=1, n_layers=2)
+      >>> x = grid(8)
+      >>> algo = fit_algorithm(x, 0.4 * jnp.cos(x), cfg, optax.adam(0.05), freqs=(1,))
+      >>> params = init_qnn_params(jax.random.key(0), cfg)
+      >>> state, trace = run(algo.step, algo.init(params), jax.random.key(1), 10)
+      >>> trace.infos.r_hat.shape  # r̂_1 before each of the 10 steps
+      (10, 1)
     """
     f = _model(cfg)
     x, y = _data(x, y)
@@ -167,7 +205,13 @@ def train_step(
       freqs: integer frequencies at which to record ``r̂_ω``.
 
     Returns:
-      ``(state, SpectralTrainInfo(loss, r_hat))``.
+      ``(state, SpectralTrainInfo(loss, r_hat))``: the updated :class:`~jaxlab.core.TrainState`, and the
+      float scalar loss and ``(k,)`` complex r̂ before the update.
+
+    Raises:
+      TypeError: ``cfg`` neither a ``QNNConfig`` nor callable.
+      ValueError: ``x`` or ``y`` not 1-d, of different lengths or non-finite. Unlike :func:`fit_algorithm`,
+        ``freqs`` and the grid are not checked.
     """
     f = _model(cfg)
     x, y = _data(x, y)
@@ -199,8 +243,23 @@ def fit(
       freqs: non-negative integer frequencies at which to record ``r̂_ω``.
 
     Returns:
-      ``(state, Trajectory(steps, loss, r_hat))``, recorded every ``record_every`` steps (the record of step
-      ``t`` is taken before its update).
+      ``(state, Trajectory(steps, loss, r_hat))``: the final :class:`~jaxlab.core.TrainState` and the
+      records, taken every ``record_every`` steps (the record of step ``t`` is taken before its update).
+
+    Raises:
+      TypeError: ``num_steps`` or ``record_every`` not an int; the errors of :func:`fit_algorithm`.
+      ValueError: ``num_steps`` or ``record_every`` < 1; ``num_steps`` not a multiple of ``record_every``;
+        the errors of :func:`fit_algorithm`.
+
+    Example:
+      >>> import jax, jax.numpy as jnp, optax
+      >>> from jaxlab.quantum import QNNConfig, fit, grid, init_qnn_params, train_init
+      >>> cfg, opt = QNNConfig(n_qubits=1, n_layers=2), optax.adam(0.05)
+      >>> x = grid(8)
+      >>> state = train_init(init_qnn_params(jax.random.key(0), cfg), opt)
+      >>> state, traj = fit(state, x, 0.4 * jnp.cos(x), cfg, opt, num_steps=20, record_every=5, freqs=(1,))
+      >>> traj.steps.tolist()
+      [4, 9, 14, 19]
     """
     num_steps = check_int(num_steps, "num_steps", min_value=1)
     record_every = check_int(record_every, "record_every", min_value=1)

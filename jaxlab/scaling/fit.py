@@ -79,7 +79,17 @@ __all__ = [
 
 
 class FitResult(NamedTuple):
-    """Outcome of one fit: parameters, final objective, gradient norm, iterations, convergence flag."""
+    """Outcome of one fit. Under ``vmap`` (:func:`fit_multistart`, :func:`bootstrap`) every field gains a
+    leading axis over the starts.
+
+    Attributes:
+      theta: the final parameters, a pytree like the start (e.g. :class:`~jaxlab.scaling.ChinchillaParams`).
+      value: float scalar, the objective F(theta) that was minimized.
+      grad_norm: float scalar, ||grad F(theta)||_2 (of the Huber objective when one was used).
+      steps: int scalar, iterations taken.
+      converged: bool scalar, True when the stopping test fired before the step limit (this includes
+        stopping on a non-finite trial point or, for Levenberg-Marquardt, on a damping lam >= 1e15).
+    """
 
     theta: Any
     value: Array
@@ -89,7 +99,16 @@ class FitResult(NamedTuple):
 
 
 class LBFGSState(NamedTuple):
-    """L-BFGS iterate: parameters, optax state, objective and gradient, step count, convergence flag."""
+    """State of :func:`lbfgs_algorithm` (a pytree: it jits, vmaps and scans).
+
+    Attributes:
+      theta: the current parameters, a pytree of float arrays.
+      opt_state: the state of ``optax.lbfgs()`` (memory of past steps and the line search's state).
+      value: float scalar, F(theta).
+      grad: pytree like ``theta``, grad F(theta).
+      step: int scalar, iterations taken.
+      converged: bool scalar, the stopping test has fired; later steps leave the state unchanged.
+    """
 
     theta: Any
     opt_state: Any
@@ -100,8 +119,18 @@ class LBFGSState(NamedTuple):
 
 
 class LMState(NamedTuple):
-    """Levenberg-Marquardt iterate: parameters, damping lam, objective, step count, convergence flag, and the
-    residuals ``r`` and Jacobian ``J`` at ``theta`` (carried so that each step evaluates the law once)."""
+    """State of :func:`lm_algorithm`. The residuals and Jacobian at ``theta`` are carried so that each step
+    evaluates the law once (at the trial point).
+
+    Attributes:
+      theta: the current parameters, a pytree of float arrays with ``p`` entries in all.
+      lam: float scalar, the damping lam (kept in [1e-15, 1e16]).
+      value: float scalar, F(theta) (least squares, or Huber when the algorithm has ``huber_delta``).
+      step: int scalar, steps taken (accepted or rejected).
+      converged: bool scalar, the stopping test has fired; later steps leave the state unchanged.
+      r: ``(n,)`` float array, residuals ln L_hat(theta) - ln L.
+      J: ``(n, p)`` float array, dr/dtheta with theta flattened by ``ravel_pytree`` (field order).
+    """
 
     theta: Any
     lam: Array
@@ -113,13 +142,22 @@ class LMState(NamedTuple):
 
 
 class LBFGSInfo(NamedTuple):
-    """Diagnostics of one L-BFGS step: the objective F after the step."""
+    """Diagnostics of one L-BFGS step.
+
+    Attributes:
+      value: float scalar, the objective F after the step.
+    """
 
     value: Array
 
 
 class LMInfo(NamedTuple):
-    """Diagnostics of one Levenberg-Marquardt step: the objective F and the damping lam after the step."""
+    """Diagnostics of one Levenberg-Marquardt step.
+
+    Attributes:
+      value: float scalar, the objective F after the step.
+      lam: float scalar, the damping after the step.
+    """
 
     value: Array
     lam: Array
@@ -131,7 +169,22 @@ def _check_delta(delta: Any) -> Any:
 
 @cites(HOFFMANN)
 def huber(r: Any, delta: Any = 1e-3) -> Array:
-    """H_delta(r) elementwise: r^2/2 for |r| <= delta, delta (|r| - delta/2) beyond (delta > 0)."""
+    """The Huber loss, elementwise: H_delta(r) = r^2/2 for |r| <= delta, delta (|r| - delta/2) beyond.
+
+    Quadratic near 0 and linear in the tails, so outlying runs pull on the fit with a bounded force; with
+    delta = 1e-3 on log-loss residuals it is the objective of Hoffmann et al. (arXiv:2203.15556, Approach 3)
+    and of the Besiroglu et al. replication (arXiv:2404.10102).
+
+    Args:
+      r: float array (any shape) of residuals.
+      delta: positive float scalar, the threshold between the quadratic and the linear part.
+
+    Returns:
+      Float array of the shape of ``r``.
+
+    Raises:
+      ValueError: ``delta`` not a positive finite scalar (under ``jit``: at run time).
+    """
     delta = _check_delta(delta)
     r = jnp.asarray(r)
     a = jnp.abs(r)
@@ -172,7 +225,27 @@ def _check_data(law: Any, theta: Any, X: Any, log_L: Any, weights: Any = None, *
 @cites(HOFFMANN, BESIROGLU)
 def objective(law: str | Callable, theta: Any, X: Covariates, log_L: Any, delta: Any = 1e-3,
               weights: Any = None) -> Float[Array, ""]:
-    """F(theta) = sum_i w_i H_delta(ln L_hat_i - ln L_i) (least squares sum r^2/2 when ``delta`` is None)."""
+    """The fitting objective F(theta) = sum_i w_i H_delta(r_i), r_i = ln L_hat(theta; N_i, D_i) - ln L_i.
+
+    With ``delta=None`` it is least squares, F = sum_i w_i r_i^2 / 2. The sum is not averaged; this is the
+    objective of Hoffmann et al. (arXiv:2203.15556, Approach 3) and Besiroglu et al. (arXiv:2404.10102).
+
+    Args:
+      law: a key of :data:`~jaxlab.scaling.laws.LAWS` or a callable ``log_loss(theta, X)``.
+      theta: the law's parameters (a pytree, e.g. :class:`~jaxlab.scaling.ChinchillaParams`).
+      X: :class:`~jaxlab.scaling.Covariates` with ``(n,)`` fields.
+      log_L: ``(n,)`` float array of observed log-losses, finite.
+      delta: positive float scalar, the Huber threshold, or ``None`` for least squares.
+      weights: optional ``(n,)`` float array of per-point weights w_i (default all 1).
+
+    Returns:
+      Float scalar F(theta).
+
+    Raises:
+      TypeError: ``X`` not a :class:`~jaxlab.scaling.Covariates`, or non-float arrays.
+      ValueError: an unknown law; ``X`` not 1-d; ``log_L`` or ``weights`` of the wrong shape or non-finite;
+        an empty ``theta``; fewer data points than parameters; ``delta`` not positive.
+    """
     delta = _check_delta(delta)
     fn, X, log_L, weights, _ = _check_data(law, theta, X, log_L, weights)
     return _loss_sum(_residuals(fn, theta, X, log_L), delta, weights)
@@ -180,10 +253,24 @@ def objective(law: str | Callable, theta: Any, X: Covariates, log_L: Any, delta:
 
 @cites(HOFFMANN, BESIROGLU)
 def hoffmann_init_grid(law: str = "chinchilla", reduced: bool = False) -> ChinchillaParams:
-    """The Hoffmann/Besiroglu initialization grid (4500 starts), or a 243-start reduced grid
-    (alpha, beta in {0, .5, 1}, e in {-1, 0, 1}, a, b in {0, 10, 20}) when ``reduced``.
+    """The L1 initialization grid of Hoffmann et al. (arXiv:2203.15556) as used by Besiroglu et al.
+    (arXiv:2404.10102), or a smaller grid chosen here.
 
-    The leading axis of every field indexes the starts."""
+    Full grid (4500 starts): alpha, beta in {0, .5, 1, 1.5, 2}, e in {-1, -.5, 0, .5, 1}, a, b in
+    {0, 5, ..., 25}. Reduced grid (243 starts, **[chosen]**): alpha, beta in {0, .5, 1}, e in {-1, 0, 1},
+    a, b in {0, 10, 20}. Starts are the Cartesian product in the order (a, b, e, alpha, beta), ``a`` slowest.
+
+    Args:
+      law: must be ``"chinchilla"`` (the grid is defined for L1 only).
+      reduced: return the 243-start grid instead of the 4500-start one.
+
+    Returns:
+      :class:`~jaxlab.scaling.ChinchillaParams` whose fields are float arrays of shape ``(4500,)`` (or
+      ``(243,)``), in the default float dtype; pass it to :func:`fit_multistart`.
+
+    Raises:
+      ValueError: ``law`` is not ``"chinchilla"``.
+    """
     if law != "chinchilla":
         raise ValueError(f"hoffmann_init_grid is defined for law='chinchilla' only, got {law!r}")
     if reduced:
@@ -211,7 +298,24 @@ def _tree_norm(t: Any) -> Array:
 @cites(HOFFMANN, BESIROGLU)
 def lbfgs_init(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, *, delta: Any = 1e-3,
                weights: Any = None) -> LBFGSState:
-    """Initial L-BFGS state at ``theta0`` (objective and gradient evaluated)."""
+    """Initial L-BFGS state at ``theta0``: F(theta0) and grad F(theta0) evaluated, ``optax.lbfgs()`` state.
+
+    Args:
+      law: a key of :data:`~jaxlab.scaling.laws.LAWS` or a callable ``log_loss(theta, X)``.
+      theta0: the starting parameters, a pytree of float arrays.
+      X: :class:`~jaxlab.scaling.Covariates` with ``(n,)`` fields.
+      log_L: ``(n,)`` float array of observed log-losses, finite.
+      delta: positive float scalar, the Huber threshold, or ``None`` for least squares.
+      weights: optional ``(n,)`` float array of per-point weights.
+
+    Returns:
+      :class:`LBFGSState` with ``step = 0`` and ``converged = False``.
+
+    Raises:
+      TypeError: ``X`` not a :class:`~jaxlab.scaling.Covariates`, or non-float arrays.
+      ValueError: an unknown law; ``X`` not 1-d; ``log_L`` or ``weights`` of the wrong shape or non-finite;
+        an empty ``theta0``; fewer data points than parameters; ``delta`` not positive.
+    """
     fn, X, log_L, weights, _ = _check_data(law, theta0, X, log_L, weights)
     delta = _check_delta(delta)
     f = lambda th: _loss_sum(_residuals(fn, th, X, log_L), delta, weights)  # noqa: E731
@@ -222,9 +326,23 @@ def lbfgs_init(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, *, d
 @cites(HOFFMANN, BESIROGLU)
 def lbfgs_step(law: str | Callable, state: LBFGSState, X: Covariates, log_L: Any, *, delta: Any = 1e-3,
                weights: Any = None, tol: float = 1e-10) -> tuple[LBFGSState, Array]:
-    """One L-BFGS iteration (optax zoom line search); a converged state is returned unchanged.
+    """One L-BFGS iteration on F (``optax.lbfgs`` with its zoom line search).
 
-    Returns ``(state, value)``.
+    Stops (sets ``converged``) when (F_k - F_{k+1}) / |F_k| <= ``tol``, ||grad F|| <= ``tol``, or the new
+    objective is not finite; in the last case the previous iterate is kept. A converged state is returned
+    unchanged. No input checks: it is the inner step of :func:`lbfgs_algorithm`, which validates once.
+
+    Args:
+      law: a key of :data:`~jaxlab.scaling.laws.LAWS` or a callable ``log_loss(theta, X)``.
+      state: the current :class:`LBFGSState`.
+      X: :class:`~jaxlab.scaling.Covariates` with ``(n,)`` fields.
+      log_L: ``(n,)`` float array of observed log-losses.
+      delta: Huber threshold, or ``None`` for least squares (the one used by :func:`lbfgs_init`).
+      weights: optional ``(n,)`` float array of per-point weights.
+      tol: float, the tolerance of the stopping tests.
+
+    Returns:
+      ``(state, value)``: the new :class:`LBFGSState` and its float scalar objective.
     """
     fn = resolve_law(law)
     f = lambda th: _loss_sum(_residuals(fn, th, X, log_L), delta, weights)  # noqa: E731
@@ -255,20 +373,36 @@ def lbfgs_algorithm(law: str | Callable, X: Covariates, log_L: Any, *, delta: An
     ``step(key, state) -> (state, LBFGSInfo(value))`` is one :func:`lbfgs_step` (deterministic: ``key`` is
     ignored). A converged state is returned unchanged.
 
+    Hoffmann et al. (arXiv:2203.15556, Approach 3) and Besiroglu et al. (arXiv:2404.10102) fit L1 this way.
+
     Args:
-      law: a law name of :data:`jaxlab.scaling.laws.LAWS` or a callable ``log_loss(theta, X)``.
-      X: the design's log-covariates, ``X.log_N`` of shape ``(n,)``.
-      log_L: observed log-losses, shape ``(n,)``, finite.
-      delta: Huber threshold (> 0), or ``None`` for least squares.
-      weights: optional per-point weights, shape ``(n,)``.
-      tol: stop when the relative decrease of F or the gradient norm is <= ``tol``.
+      law: a key of :data:`~jaxlab.scaling.laws.LAWS` or a callable ``log_loss(theta, X)``.
+      X: :class:`~jaxlab.scaling.Covariates` of the design, ``(n,)`` fields.
+      log_L: ``(n,)`` float array of observed log-losses, finite.
+      delta: positive float scalar, the Huber threshold, or ``None`` for least squares.
+      weights: optional ``(n,)`` float array of per-point weights (validated by ``init``).
+      tol: float, stop when the relative decrease of F or the gradient norm is <= ``tol``.
 
     Returns:
-      ``Algorithm(init, step)`` over :class:`LBFGSState`.
+      ``Algorithm(init, step)`` over :class:`LBFGSState`; drive it with :func:`jaxlab.core.run`.
+
+    Raises:
+      TypeError: ``X`` not a :class:`~jaxlab.scaling.Covariates`, or non-float arrays.
+      ValueError: an unknown law; non-finite or non-1-d ``log_L``; ``delta`` not positive. ``init`` raises
+        as :func:`lbfgs_init`.
 
     Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.core import run
+      >>> from jaxlab.scaling import HOFFMANN_2022, ChinchillaParams, chinchilla_log_loss, covariates
+      >>> from jaxlab.scaling import factorial_design, lbfgs_algorithm
+      >>> X = covariates(*factorial_design(jnp.array([1e8, 1e9, 1e10]), jnp.array([5.0, 20.0, 80.0])))
+      >>> log_L = chinchilla_log_loss(HOFFMANN_2022, X)  # noise-free losses of the Hoffmann law
+      >>> theta0 = ChinchillaParams(*jnp.array([5.0, 5.0, 0.3, 0.3, 0.3]))
       >>> algo = lbfgs_algorithm("chinchilla", X, log_L)
-      >>> state, info = algo.step(None, algo.init(theta0))
+      >>> state, trace = run(algo.step, algo.init(theta0), jax.random.key(0), 10)
+      >>> trace.infos.value.shape  # F after each step
+      (10,)
     """
     fn = resolve_law(law)
     X = _check_X(X)
@@ -289,7 +423,28 @@ def lbfgs_algorithm(law: str | Callable, X: Covariates, log_L: Any, *, delta: An
 @cites(HOFFMANN, BESIROGLU)
 def fit_lbfgs(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, *, delta: Any = 1e-3,
               weights: Any = None, max_steps: int = 1000, tol: float = 1e-10) -> FitResult:
-    """Minimize F from ``theta0`` with L-BFGS until converged or ``max_steps`` (``lax.while_loop``)."""
+    """Minimize F(theta) = sum_i w_i H_delta(ln L_hat_i - ln L_i) from ``theta0`` with L-BFGS.
+
+    Runs :func:`lbfgs_algorithm`'s step in a ``lax.while_loop`` until converged or ``max_steps``; it jits
+    and vmaps (over starts in :func:`fit_multistart`, over resampling weights in :func:`bootstrap`).
+
+    Args:
+      law: a key of :data:`~jaxlab.scaling.laws.LAWS` or a callable ``log_loss(theta, X)``.
+      theta0: the starting parameters, a pytree of float arrays.
+      X: :class:`~jaxlab.scaling.Covariates` with ``(n,)`` fields.
+      log_L: ``(n,)`` float array of observed log-losses, finite.
+      delta: positive float scalar, the Huber threshold, or ``None`` for least squares.
+      weights: optional ``(n,)`` float array of per-point weights.
+      max_steps: int >= 1, the iteration limit.
+      tol: float, the tolerance of the stopping tests (relative decrease of F, gradient norm).
+
+    Returns:
+      :class:`FitResult` ``(theta, value, grad_norm, steps, converged)``.
+
+    Raises:
+      TypeError: ``max_steps`` not an int; ``X`` not a :class:`~jaxlab.scaling.Covariates`.
+      ValueError: ``max_steps < 1``, and the input errors of :func:`lbfgs_init`.
+    """
     max_steps = check_int(max_steps, "max_steps", min_value=1)
     algo = lbfgs_algorithm(law, X, log_L, delta=delta, weights=weights, tol=tol)
     final = jax.lax.while_loop(lambda s: ~s.converged & (s.step < max_steps), lambda s: algo.step(None, s)[0],
@@ -300,7 +455,28 @@ def fit_lbfgs(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, *, de
 @cites(HOFFMANN, BESIROGLU)
 def lbfgs_run(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, num_steps: int, *,
               delta: Any = 1e-3, weights: Any = None, tol: float = 1e-10) -> tuple[FitResult, RunTrace]:
-    """``num_steps`` L-BFGS iterations with :func:`jaxlab.core.run`; the trace holds the objective values."""
+    """Exactly ``num_steps`` L-BFGS iterations with :func:`jaxlab.core.run`, recording F after each one.
+
+    Steps after convergence leave the state unchanged, so the trace is flat from there on.
+
+    Args:
+      law: a key of :data:`~jaxlab.scaling.laws.LAWS` or a callable ``log_loss(theta, X)``.
+      theta0: the starting parameters, a pytree of float arrays.
+      X: :class:`~jaxlab.scaling.Covariates` with ``(n,)`` fields.
+      log_L: ``(n,)`` float array of observed log-losses, finite.
+      num_steps: int >= 0, the number of iterations.
+      delta: positive float scalar, the Huber threshold, or ``None`` for least squares.
+      weights: optional ``(n,)`` float array of per-point weights.
+      tol: float, the tolerance of the stopping tests.
+
+    Returns:
+      ``(result, trace)``: the :class:`FitResult` of the final state and a :class:`~jaxlab.core.RunTrace`
+      whose ``infos`` is the ``(num_steps,)`` float array of F after each step.
+
+    Raises:
+      TypeError: ``num_steps`` not an int.
+      ValueError: ``num_steps < 0``, and the input errors of :func:`lbfgs_init`.
+    """
     algo = lbfgs_algorithm(law, X, log_L, delta=delta, weights=weights, tol=tol)
 
     def step(key, s):
@@ -331,7 +507,25 @@ def _residuals_and_jacobian(fn, flat, unravel, X, log_L):
 @cites(HOFFMANN)
 def lm_init(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, lam0: float = 1e-3, *,
             huber_delta: Any = None) -> LMState:
-    """Initial Levenberg-Marquardt state (objective: least squares, or Huber when ``huber_delta``)."""
+    """Initial Levenberg-Marquardt state at ``theta0``: residuals r, Jacobian J (one forward-mode pass) and F.
+
+    Args:
+      law: a key of :data:`~jaxlab.scaling.laws.LAWS` or a callable ``log_loss(theta, X)``.
+      theta0: the starting parameters, a pytree of float arrays (``p`` entries in all).
+      X: :class:`~jaxlab.scaling.Covariates` with ``(n,)`` fields.
+      log_L: ``(n,)`` float array of observed log-losses, finite.
+      lam0: positive float scalar, the initial damping.
+      huber_delta: positive float scalar, the Huber threshold of F, or ``None`` for least squares.
+
+    Returns:
+      :class:`LMState` with ``step = 0``, ``converged = False``, ``r`` of shape ``(n,)``, ``J`` of shape
+      ``(n, p)``.
+
+    Raises:
+      TypeError: ``X`` not a :class:`~jaxlab.scaling.Covariates`, or non-float arrays.
+      ValueError: an unknown law; ``X`` not 1-d; ``log_L`` of the wrong shape or non-finite; an empty
+        ``theta0``; fewer data points than parameters; ``lam0`` or ``huber_delta`` not positive.
+    """
     fn, X, log_L, _, _ = _check_data(law, theta0, X, log_L)
     lam0 = check_positive(lam0, "lam0")
     huber_delta = _check_delta(huber_delta)
@@ -344,7 +538,26 @@ def lm_init(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, lam0: f
 @cites(HOFFMANN)
 def lm_step(law: str | Callable, state: LMState, X: Covariates, log_L: Any, huber_delta: Any = None, *,
             tol: float = 1e-12) -> LMState:
-    """One damped Gauss-Newton step (IRLS-weighted when ``huber_delta``); accept only if F decreases."""
+    """One Levenberg-Marquardt step: solve (J^T W J + lam diag(J^T W J)) Delta = -J^T W r, accept theta + Delta
+    only if F decreases.
+
+    W = I, or with ``huber_delta`` the IRLS weights w_i = 1 if |r_i| <= delta else delta/|r_i| (then J^T W r =
+    grad F). On acceptance lam <- lam/10 and the trial point's r, J become the state's; on rejection
+    lam <- 10 lam (lam is clipped to [1e-15, 1e16]). Stops when an accepted step decreases F by a relative
+    amount <= ``tol``, when lam >= 1e15 (stalled), or when F = 0. A converged state is returned unchanged.
+    No input checks: it is the inner step of :func:`lm_algorithm`, which validates once.
+
+    Args:
+      law: a key of :data:`~jaxlab.scaling.laws.LAWS` or a callable ``log_loss(theta, X)``.
+      state: the current :class:`LMState`.
+      X: :class:`~jaxlab.scaling.Covariates` with ``(n,)`` fields.
+      log_L: ``(n,)`` float array of observed log-losses.
+      huber_delta: the Huber threshold (the one used by :func:`lm_init`), or ``None`` for least squares.
+      tol: float, the relative-decrease tolerance.
+
+    Returns:
+      The new :class:`LMState`.
+    """
     fn = resolve_law(law)
     flat, unravel = ravel_pytree(state.theta)
     r, J = state.r, state.J
@@ -385,20 +598,37 @@ def lm_algorithm(law: str | Callable, X: Covariates, log_L: Any, *, huber_delta:
     ``init(theta0)`` is :func:`lm_init`; ``step(key, state) -> (state, LMInfo(value, lam))`` is one
     :func:`lm_step` (deterministic: ``key`` is ignored).
 
+    The step also stops on a damping lam >= 1e15 or F = 0 (see :func:`lm_step`).
+
     Args:
-      law: a law name of :data:`jaxlab.scaling.laws.LAWS` or a callable ``log_loss(theta, X)``.
-      X: the design's log-covariates, ``X.log_N`` of shape ``(n,)``.
-      log_L: observed log-losses, shape ``(n,)``, finite.
-      huber_delta: Huber threshold (> 0) of the IRLS weights, or ``None`` for least squares.
-      lam0: initial damping (> 0).
-      tol: converged when an accepted step decreases F by a relative amount <= ``tol``.
+      law: a key of :data:`~jaxlab.scaling.laws.LAWS` or a callable ``log_loss(theta, X)``.
+      X: :class:`~jaxlab.scaling.Covariates` of the design, ``(n,)`` fields.
+      log_L: ``(n,)`` float array of observed log-losses, finite.
+      huber_delta: positive float scalar, the Huber threshold of F and its IRLS weights, or ``None`` for
+        least squares.
+      lam0: positive float scalar, the initial damping (validated by ``init``).
+      tol: float, converged when an accepted step decreases F by a relative amount <= ``tol``.
 
     Returns:
-      ``Algorithm(init, step)`` over :class:`LMState`.
+      ``Algorithm(init, step)`` over :class:`LMState`; drive it with :func:`jaxlab.core.run`.
+
+    Raises:
+      TypeError: ``X`` not a :class:`~jaxlab.scaling.Covariates`, or non-float arrays.
+      ValueError: an unknown law; non-finite or non-1-d ``log_L``; ``huber_delta`` not positive. ``init``
+        raises as :func:`lm_init`.
 
     Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.core import run
+      >>> from jaxlab.scaling import HOFFMANN_2022, ChinchillaParams, chinchilla_log_loss, covariates
+      >>> from jaxlab.scaling import factorial_design, lm_algorithm
+      >>> X = covariates(*factorial_design(jnp.array([1e8, 1e9, 1e10]), jnp.array([5.0, 20.0, 80.0])))
+      >>> log_L = chinchilla_log_loss(HOFFMANN_2022, X)  # noise-free losses of the Hoffmann law
+      >>> theta0 = ChinchillaParams(*jnp.array([5.0, 5.0, 0.3, 0.3, 0.3]))
       >>> algo = lm_algorithm("chinchilla", X, log_L, huber_delta=1e-3)
-      >>> state, info = algo.step(None, algo.init(theta0))
+      >>> state, trace = run(algo.step, algo.init(theta0), jax.random.key(0), 20)
+      >>> trace.infos.lam.shape  # the damping after each step
+      (20,)
     """
     fn = resolve_law(law)
     X = _check_X(X)
@@ -419,7 +649,40 @@ def lm_algorithm(law: str | Callable, X: Covariates, log_L: Any, *, huber_delta:
 @cites(HOFFMANN)
 def lm_solve(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, *, huber_delta: Any = None,
              lam0: float = 1e-3, max_steps: int = 200, tol: float = 1e-12) -> FitResult:
-    """Levenberg-Marquardt until the accepted relative decrease is <= ``tol`` or ``max_steps``."""
+    """Minimize F with Levenberg-Marquardt (:func:`lm_algorithm`) in a ``lax.while_loop``, until converged or
+    ``max_steps``.
+
+    F is least squares on the log-loss residuals, or the Huber objective of Hoffmann et al.
+    (arXiv:2203.15556) with ``huber_delta``. It jits and vmaps (over starts in :func:`fit_multistart`).
+
+    Args:
+      law: a key of :data:`~jaxlab.scaling.laws.LAWS` or a callable ``log_loss(theta, X)``.
+      theta0: the starting parameters, a pytree of float arrays.
+      X: :class:`~jaxlab.scaling.Covariates` with ``(n,)`` fields.
+      log_L: ``(n,)`` float array of observed log-losses, finite.
+      huber_delta: positive float scalar, the Huber threshold, or ``None`` for least squares.
+      lam0: positive float scalar, the initial damping.
+      max_steps: int >= 1, the step limit (rejected steps count).
+      tol: float, the relative-decrease tolerance of an accepted step.
+
+    Returns:
+      :class:`FitResult` ``(theta, value, grad_norm, steps, converged)``.
+
+    Raises:
+      TypeError: ``max_steps`` not an int; ``X`` not a :class:`~jaxlab.scaling.Covariates`.
+      ValueError: ``max_steps < 1``, and the input errors of :func:`lm_init`.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxlab.scaling import HOFFMANN_2022, ChinchillaParams, chinchilla_log_loss, covariates
+      >>> from jaxlab.scaling import factorial_design, lm_solve
+      >>> X = covariates(*factorial_design(jnp.array([1e8, 1e9, 1e10]), jnp.array([5.0, 20.0, 80.0])))
+      >>> log_L = chinchilla_log_loss(HOFFMANN_2022, X)  # noise-free losses of the Hoffmann law
+      >>> theta0 = ChinchillaParams(*jnp.array([5.0, 5.0, 0.3, 0.3, 0.3]))
+      >>> fit = lm_solve("chinchilla", theta0, X, log_L)
+      >>> bool(fit.converged), round(float(fit.theta.alpha), 3)
+      (True, 0.34)
+    """
     max_steps = check_int(max_steps, "max_steps", min_value=1)
     fn = resolve_law(law)
     algo = lm_algorithm(fn, X, log_L, huber_delta=huber_delta, lam0=lam0, tol=tol)
@@ -431,7 +694,28 @@ def lm_solve(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, *, hub
 @cites(HOFFMANN)
 def lm_run(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, num_steps: int, *,
            huber_delta: Any = None, lam0: float = 1e-3, tol: float = 1e-12) -> tuple[FitResult, RunTrace]:
-    """``num_steps`` Levenberg-Marquardt steps with :func:`jaxlab.core.run`; the trace holds the objective."""
+    """Exactly ``num_steps`` Levenberg-Marquardt steps with :func:`jaxlab.core.run`, recording F after each.
+
+    Steps after convergence leave the state unchanged, so the trace is flat from there on.
+
+    Args:
+      law: a key of :data:`~jaxlab.scaling.laws.LAWS` or a callable ``log_loss(theta, X)``.
+      theta0: the starting parameters, a pytree of float arrays.
+      X: :class:`~jaxlab.scaling.Covariates` with ``(n,)`` fields.
+      log_L: ``(n,)`` float array of observed log-losses, finite.
+      num_steps: int >= 0, the number of steps.
+      huber_delta: positive float scalar, the Huber threshold, or ``None`` for least squares.
+      lam0: positive float scalar, the initial damping.
+      tol: float, the relative-decrease tolerance of an accepted step.
+
+    Returns:
+      ``(result, trace)``: the :class:`FitResult` of the final state and a :class:`~jaxlab.core.RunTrace`
+      whose ``infos`` is the ``(num_steps,)`` float array of F after each step.
+
+    Raises:
+      TypeError: ``num_steps`` not an int.
+      ValueError: ``num_steps < 0``, and the input errors of :func:`lm_init`.
+    """
     fn = resolve_law(law)
     algo = lm_algorithm(fn, X, log_L, huber_delta=huber_delta, lam0=lam0, tol=tol)
 
@@ -462,14 +746,35 @@ def fit_multistart(law: str | Callable, thetas0: Any, X: Covariates, log_L: Any,
                    compact: bool | None = None, **kw: Any) -> tuple[FitResult, FitResult]:
     """Fit from every start (leading axis of ``thetas0``) in one vmapped, device-sharded call; keep the best.
 
-    ``method`` is ``"lbfgs"`` (keywords of :func:`fit_lbfgs`) or ``"lm"`` (keywords of :func:`lm_solve`).
-    Returns ``(best, all)``; non-finite objectives never win.
+    The multistart protocol of Hoffmann et al. (arXiv:2203.15556) and Besiroglu et al. (arXiv:2404.10102):
+    minimize F from each point of a grid (:func:`hoffmann_init_grid`) and keep the lowest F. Non-finite
+    objectives never win.
 
     ``compact`` (``"lm"`` only; default: on when called outside ``jit``): a vmapped ``while_loop`` runs every
     start until the slowest has converged, so starts that finish early keep costing a full step. With
-    ``compact`` the starts advance ``_LM_CHUNK`` steps at a time and only the unconverged ones (gathered on the
-    host, padded to a power of two) are carried on, so the work is about the sum of the starts' own step
-    counts instead of their maximum times their number. The iterates are the same as without it.
+    ``compact`` the starts advance 8 steps at a time and only the unconverged ones (gathered on the host, the
+    set padded to one of a few sizes n / 4^j) are carried on, so the work is about the sum of the starts' own
+    step counts instead of their maximum times their number. The iterates are the same as without it.
+
+    Args:
+      law: a key of :data:`~jaxlab.scaling.laws.LAWS` or a callable ``log_loss(theta, X)``.
+      thetas0: the starts, a pytree of float arrays with a common leading axis of length ``s``.
+      X: :class:`~jaxlab.scaling.Covariates` with ``(n,)`` fields.
+      log_L: ``(n,)`` float array of observed log-losses, finite.
+      method: ``"lbfgs"`` (:func:`fit_lbfgs`) or ``"lm"`` (:func:`lm_solve`).
+      compact: bool or ``None`` (the default described above).
+      **kw: keywords of :func:`fit_lbfgs` (``delta``, ``max_steps``, ``tol``) or of :func:`lm_solve`
+        (``huber_delta``, ``lam0``, ``max_steps``, ``tol``). They must be hashable Python values (they key a
+        cache of compiled fits), so ``weights`` arrays and traced values are not accepted.
+
+    Returns:
+      ``(best, all)``: the :class:`FitResult` with the lowest finite F, and the :class:`FitResult` of every
+      start (fields with a leading axis ``s``).
+
+    Raises:
+      ValueError: an unknown ``method``; ``compact=True`` with ``"lbfgs"`` or under ``jit``; ``delta`` or
+        ``huber_delta`` not positive; the input errors of :func:`objective` (per start).
+      TypeError: a keyword the chosen method does not take, or an unhashable keyword value.
     """
     if method not in ("lbfgs", "lm"):
         raise ValueError(f"method must be 'lbfgs' or 'lm', got {method!r}")
@@ -542,9 +847,41 @@ def _lm_multistart_compact(fn, thetas0, X, log_L, *, huber_delta=None, lam0: flo
 @cites(HOFFMANN, BESIROGLU)
 def asymptotic_covariance(law: str | Callable, theta: Any, X: Covariates, log_L: Any,
                           rcond: float = 1e-15) -> Float[Array, "p p"]:
-    """s^2 (J^T J)^+ with s^2 = sum r_i^2 / (n - p), J = d ln L_hat / d theta (flattened theta order).
+    """Asymptotic covariance of the least-squares estimate: Cov(theta_hat) = s^2 (J^T J)^+.
 
-    The pseudo-inverse drops singular values below ``rcond * s_max`` (a collinear design at alpha = beta).
+    s^2 = sum_i r_i^2 / (n - p) is the residual variance and J = d ln L_hat / d theta the ``(n, p)`` Jacobian
+    at ``theta`` (flattened by ``ravel_pytree``, i.e. in field order). The pseudo-inverse comes from the SVD
+    J = U S V^T as V S^(-2) V^T, dropping singular values below ``rcond * s_max`` (e.g. the null direction of
+    a collinear design at alpha = beta). Kricheli et al. (arXiv:2605.08541) report confidence intervals
+    widening by an order of magnitude on collinear designs; this is the quantity that shows it.
+
+    Args:
+      law: a key of :data:`~jaxlab.scaling.laws.LAWS` or a callable ``log_loss(theta, X)``.
+      theta: the estimate, a pytree of float arrays with ``p`` entries in all.
+      X: :class:`~jaxlab.scaling.Covariates` with ``(n,)`` fields.
+      log_L: ``(n,)`` float array of observed log-losses, finite.
+      rcond: float, the relative cut-off of the singular values.
+
+    Returns:
+      ``(p, p)`` float array; its diagonal holds the squared standard errors.
+
+    Raises:
+      TypeError: ``X`` not a :class:`~jaxlab.scaling.Covariates`, or non-float arrays.
+      ValueError: the input errors of :func:`objective`; n = p (no residual degrees of freedom).
+
+    Warns:
+      UserWarning: float32 data with (s_max/s_min)^2 eps >= 1e-2 (the result has lost most of its digits).
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.scaling import HOFFMANN_2022, asymptotic_covariance, chinchilla_log_loss, covariates
+      >>> from jaxlab.scaling import factorial_design
+      >>> X = covariates(*factorial_design(jnp.array([1e8, 1e9, 1e10]), jnp.array([5.0, 20.0, 80.0])))
+      >>> log_L = chinchilla_log_loss(HOFFMANN_2022, X)  # noise-free losses of the Hoffmann law
+      >>> noisy = log_L + 0.01 * jax.random.normal(jax.random.key(0), log_L.shape)
+      >>> se = jnp.sqrt(jnp.diag(asymptotic_covariance("chinchilla", HOFFMANN_2022, X, noisy)))
+      >>> se.shape  # standard errors of (a, b, e, alpha, beta)
+      (5,)
     """
     fn, X, log_L, _, p = _check_data(law, theta, X, log_L)
     n = log_L.shape[0]
@@ -564,8 +901,30 @@ def asymptotic_covariance(law: str | Callable, theta: Any, X: Covariates, log_L:
 @cites(BESIROGLU)
 def bootstrap(key: Key, law: str | Callable, theta: Any, X: Covariates, log_L: Any, num: int = 1000, *,
               delta: Any = 1e-3, max_steps: int = 500, tol: float = 1e-10) -> Any:
-    """``num`` nonparametric bootstrap refits (points resampled with replacement, as multinomial weights),
-    each started at ``theta``, vmapped. Returns the refitted parameters with a leading axis ``num``."""
+    """Nonparametric bootstrap (as in Besiroglu et al., arXiv:2404.10102): ``num`` L-BFGS refits on resampled
+    data, each started at ``theta``, vmapped.
+
+    Resampling n points with replacement is done as weights: the counts c ~ Multinomial(n, 1/n) become the
+    ``weights`` of :func:`fit_lbfgs`, so every refit has the same shapes.
+
+    Args:
+      key: a PRNG key.
+      law: a key of :data:`~jaxlab.scaling.laws.LAWS` or a callable ``log_loss(theta, X)``.
+      theta: the point estimate, a pytree of float arrays (the start of every refit).
+      X: :class:`~jaxlab.scaling.Covariates` with ``(n,)`` fields.
+      log_L: ``(n,)`` float array of observed log-losses, finite.
+      num: int >= 1, the number of bootstrap replicates.
+      delta: positive float scalar, the Huber threshold, or ``None`` for least squares.
+      max_steps: int >= 1, the L-BFGS iteration limit of each refit.
+      tol: float, the tolerance of each refit's stopping tests.
+
+    Returns:
+      The refitted parameters: a pytree like ``theta`` whose leaves have a leading axis ``num``.
+
+    Raises:
+      TypeError: ``num`` or ``max_steps`` not an int.
+      ValueError: ``num < 1``, and the input errors of :func:`lbfgs_init`.
+    """
     num = check_int(num, "num", min_value=1)
     fn, X, log_L, _, _ = _check_data(law, theta, X, log_L)
     n = log_L.shape[0]

@@ -80,7 +80,17 @@ __all__ = [
 
 
 class Covariates(NamedTuple):
-    """Log-covariates of a design: ``log_N`` = ln N, ``log_D`` = ln D, ``log_U`` = ln U_D (L3 only)."""
+    """Log-covariates of a design, the ``X`` every law takes: x = ln N, y = ln D, u = ln U_D.
+
+    Build it with :func:`covariates` (which validates natural units and takes the logs). The three fields
+    share one shape, usually ``(n,)`` (one entry per run); the fitting functions require ``(n,)``.
+
+    Attributes:
+      log_N: float array of ln N, N = number of parameters.
+      log_D: float array of ln D, D = number of training tokens; same shape as ``log_N``.
+      log_U: float array of ln U_D, U_D = number of unique tokens (U_D <= D), same shape; ``None`` when the
+        data are not repeated. Only the Muennighoff law (L3) reads it.
+    """
 
     log_N: Array
     log_D: Array
@@ -88,7 +98,18 @@ class Covariates(NamedTuple):
 
 
 class ChinchillaParams(NamedTuple):
-    """L1 in the log-sum-exp parameterization: A = e^a, B = e^b, E = e^e, exponents alpha, beta."""
+    """Parameters of L1 (Chinchilla), L = E + A N^(-alpha) + B D^(-beta), with A = e^a, B = e^b, E = e^e.
+
+    The log-coefficients keep A, B, E positive during unconstrained fitting. Fields are float scalars (0-d
+    arrays) for one law, or ``(s,)`` arrays for a batch of ``s`` parameter sets (e.g. fitting starts).
+
+    Attributes:
+      a: ln A, the log-coefficient of the parameter term.
+      b: ln B, the log-coefficient of the data term.
+      e: ln E, the log irreducible loss.
+      alpha: exponent of N (> 0 for a decaying law).
+      beta: exponent of D (> 0 for a decaying law).
+    """
 
     a: Array
     b: Array
@@ -98,21 +119,52 @@ class ChinchillaParams(NamedTuple):
 
     @classmethod
     def from_natural(cls, A, B, E, alpha, beta) -> ChinchillaParams:
-        """Build from natural coefficients (A, B, E > 0; reference-law exponents alpha, beta > 0)."""
+        """Build from natural coefficients: ``a, b, e = ln A, ln B, ln E``.
+
+        Args:
+          A: positive float (or array), the coefficient of N^(-alpha).
+          B: positive float (or array), the coefficient of D^(-beta).
+          E: positive float (or array), the irreducible loss.
+          alpha: positive float (or array), the exponent of N.
+          beta: positive float (or array), the exponent of D.
+
+        Returns:
+          The :class:`ChinchillaParams` ``(ln A, ln B, ln E, alpha, beta)`` as JAX arrays.
+
+        Raises:
+          ValueError: an entry that is not finite and > 0 (under ``jit``: at run time).
+        """
         A, B, E, alpha, beta = (_check_positive_entries(v, n) for v, n in
                                 ((A, "A"), (B, "B"), (E, "E"), (alpha, "alpha"), (beta, "beta")))
         f = jnp.asarray
         return cls(jnp.log(f(A)), jnp.log(f(B)), jnp.log(f(E)), f(alpha), f(beta))
 
     def to_natural(self) -> tuple[Array, Array, Array, Array, Array]:
-        """``(A, B, E, alpha, beta)``; warns when an exponent is <= 0 (allowed while fitting, not a law)."""
+        """The natural coefficients ``(A, B, E, alpha, beta) = (e^a, e^b, e^e, alpha, beta)``.
+
+        Returns:
+          A tuple of five arrays with the shapes of the fields.
+
+        Warns:
+          UserWarning: an exponent is <= 0 (allowed while fitting, but not a decaying power law); checked
+          only on concrete values.
+        """
         _warn_nonpositive(self.alpha, "alpha")
         _warn_nonpositive(self.beta, "beta")
         return jnp.exp(self.a), jnp.exp(self.b), jnp.exp(self.e), self.alpha, self.beta
 
 
 class KaplanParams(NamedTuple):
-    """L2: ``log_Nc`` = ln N_c, ``log_Dc`` = ln D_c, exponents alpha_N, alpha_D."""
+    """Parameters of L2 (Kaplan et al., arXiv:2001.08361), L = [(N_c/N)^(alpha_N/alpha_D) + D_c/D]^(alpha_D).
+
+    Fields are float scalars (0-d arrays), or ``(s,)`` arrays for a batch of parameter sets.
+
+    Attributes:
+      log_Nc: ln N_c, the parameter-count scale.
+      log_Dc: ln D_c, the token-count scale.
+      alpha_N: exponent of N.
+      alpha_D: exponent of D (nonzero: the law divides by it).
+    """
 
     log_Nc: Array
     log_Dc: Array
@@ -121,7 +173,19 @@ class KaplanParams(NamedTuple):
 
 
 class MuennighoffParams(NamedTuple):
-    """L3: L1's (a, b, e, alpha, beta) plus the repetition half-lives R_D*, R_N*."""
+    """Parameters of L3 (Muennighoff et al., arXiv:2305.16264): L1 at effective data D' and size N'.
+
+    Fields are float scalars (0-d arrays), or ``(s,)`` arrays for a batch of parameter sets.
+
+    Attributes:
+      a: ln A, as in :class:`ChinchillaParams`.
+      b: ln B.
+      e: ln E.
+      alpha: exponent of N' (> 0).
+      beta: exponent of D' (> 0).
+      R_D_star: R_D* > 0, the decay constant of the value of repeated data (in epochs beyond the first).
+      R_N_star: R_N* > 0, the decay constant of the value of parameters beyond the compute-optimal size.
+    """
 
     a: Array
     b: Array
@@ -133,7 +197,22 @@ class MuennighoffParams(NamedTuple):
 
 
 class FarseerParams(NamedTuple):
-    """L4: beta_D(N) = exp(a1 N^alpha + b1), scale exp(a2 N^beta + b2), floor exp(a3 N^gamma + b3)."""
+    """Parameters of L4 (Farseer, Li et al., arXiv:2506.10972, as recalled here):
+    L = exp(a3 N^gamma + b3) + exp(a2 N^beta + b2) D^(-beta_D(N)),  beta_D(N) = exp(a1 N^alpha + b1).
+
+    Fields are float scalars (0-d arrays), or ``(s,)`` arrays for a batch of parameter sets.
+
+    Attributes:
+      a1: coefficient of N^alpha in ln beta_D(N).
+      b1: offset of ln beta_D(N).
+      alpha: exponent of N in ln beta_D(N).
+      a2: coefficient of N^beta in the log-scale of the data term.
+      b2: offset of the log-scale of the data term.
+      beta: exponent of N in the log-scale of the data term.
+      a3: coefficient of N^gamma in the log-floor.
+      b3: offset of the log-floor.
+      gamma: exponent of N in the log-floor.
+    """
 
     a1: Array
     b1: Array
@@ -167,7 +246,7 @@ HOFFMANN_2022_UNROUNDED = _np_params(ChinchillaParams, 6.0073404, 6.0179186, 0.5
 BESIROGLU_2024 = _np_params(ChinchillaParams, np.log(482.01), np.log(2085.43), np.log(1.8172), 0.3478, 0.3658)
 """Besiroglu et al. 2024 refit (Huber likelihood), headline values (A = 482.01, B = 2085.43, E = 1.8172)."""
 KAPLAN_2020 = _np_params(KaplanParams, math.log(6.4e13), math.log(1.8e13), 0.076, 0.103)
-"""Kaplan et al. 2020 joint fit (Table 2, recalled; N counts non-embedding parameters)."""
+"""Kaplan et al. 2020 joint fit (Table 2, values recalled, not re-read; N counts non-embedding parameters)."""
 MUENNIGHOFF_2023 = _np_params(MuennighoffParams, 6.255414, 7.3049974, 0.6254804, 0.3526596, 0.3526596, 15.387756,
                               5.309743)
 """Muennighoff et al. 2023 published fit (alpha = beta exactly)."""
@@ -190,9 +269,21 @@ def _check_X(X: Any, *, need_U: bool = False) -> Covariates:
 
 @cites(HOFFMANN)
 def covariates(N: Any, D: Any, U: Any = None) -> Covariates:
-    """Validate a design in natural units (N, D, optional U_D > 0, finite, same shape) and take logs.
+    """Validate a design in natural units and take logs: ``Covariates(ln N, ln D, ln U_D)``.
 
-    Raises ``ValueError`` for non-positive or non-finite entries, mismatched shapes, or U_D > D.
+    Args:
+      N: float array (any shape, usually ``(n,)``) of parameter counts, finite and > 0.
+      D: float array of token counts, the shape of ``N``, finite and > 0.
+      U: optional float array of unique-token counts U_D, the shape of ``N``, finite, > 0 and <= D (a
+        relative excess up to 1e-12 is clipped to D); only the Muennighoff law uses it.
+
+    Returns:
+      :class:`Covariates` with float arrays of the shape of ``N`` (``log_U`` is ``None`` without ``U``).
+
+    Raises:
+      TypeError: a non-float array (Python numbers are promoted).
+      ValueError: shapes that differ; an entry that is not finite and > 0; U_D > D (the value checks fail at
+        run time under ``jit``).
     """
     N = as_array(N, "N", finite=True)
     D = as_array(D, "D", shape=N.shape, finite=True)
@@ -210,7 +301,22 @@ def covariates(N: Any, D: Any, U: Any = None) -> Covariates:
 
 @cites(HOFFMANN, BESIROGLU)
 def chinchilla_log_loss(p: ChinchillaParams, X: Covariates) -> Float[Array, "*n"]:
-    """ln L of L1: LSE(a - alpha ln N, b - beta ln D, e), computed stably."""
+    """ln L of L1 (Hoffmann et al., "Training Compute-Optimal Large Language Models", arXiv:2203.15556).
+
+    ``ln L = LSE(a - alpha ln N, b - beta ln D, e)`` = ln(A N^(-alpha) + B D^(-beta) + E), evaluated with
+    ``logsumexp`` so that it neither overflows nor loses the small terms.
+
+    Args:
+      p: :class:`ChinchillaParams` (scalar fields; ``jax.vmap`` over a batch of parameter sets).
+      X: :class:`Covariates` of the design (``log_U`` is ignored).
+
+    Returns:
+      Float array of ln L, the broadcast shape of ``X.log_N`` and the fields of ``p``.
+
+    Raises:
+      TypeError: ``X`` is not a :class:`Covariates`, or holds non-float arrays.
+      ValueError: ``X.log_N`` and ``X.log_D`` of different shapes, or non-finite entries.
+    """
     X = _check_X(X)
     terms = jnp.stack(jnp.broadcast_arrays(p.a - p.alpha * X.log_N, p.b - p.beta * X.log_D, p.e))
     return logsumexp(terms, axis=0)
@@ -218,7 +324,22 @@ def chinchilla_log_loss(p: ChinchillaParams, X: Covariates) -> Float[Array, "*n"
 
 @cites(KAPLAN)
 def kaplan_log_loss(p: KaplanParams, X: Covariates) -> Float[Array, "*n"]:
-    """ln L of L2: alpha_D LSE((alpha_N/alpha_D)(ln N_c - ln N), ln D_c - ln D)."""
+    """ln L of L2 (Kaplan et al., "Scaling Laws for Neural Language Models", arXiv:2001.08361).
+
+    ``ln L = alpha_D LSE((alpha_N/alpha_D)(ln N_c - ln N), ln D_c - ln D)``, the log of
+    L = [(N_c/N)^(alpha_N/alpha_D) + D_c/D]^(alpha_D).
+
+    Args:
+      p: :class:`KaplanParams` (scalar fields).
+      X: :class:`Covariates` of the design (``log_U`` is ignored).
+
+    Returns:
+      Float array of ln L, the shape of ``X.log_N``.
+
+    Raises:
+      TypeError: ``X`` is not a :class:`Covariates`, or holds non-float arrays.
+      ValueError: ``X.log_N`` and ``X.log_D`` of different shapes, or non-finite entries.
+    """
     X = _check_X(X)
     terms = jnp.stack([(p.alpha_N / p.alpha_D) * (p.log_Nc - X.log_N), p.log_Dc - X.log_D])
     return p.alpha_D * logsumexp(terms, axis=0)
@@ -232,7 +353,27 @@ def _log_effective(log_unique: Array, log_total: Array, r_star: Array) -> Array:
 
 @cites(MUENNIGHOFF)
 def muennighoff_log_loss(p: MuennighoffParams, X: Covariates) -> Float[Array, "*n"]:
-    """ln L of L3 (needs ``X.log_U``): L1 evaluated at the effective N', D' of repeated data."""
+    """ln L of L3 (Muennighoff et al., "Scaling Data-Constrained Language Models", arXiv:2305.16264).
+
+    L1 evaluated at the effective data and size of repeated data::
+
+        D' = U_D + U_D R_D* (1 - exp(-R_D/R_D*)),   R_D = max(D/U_D - 1, 0)
+        N' = U_N + U_N R_N* (1 - exp(-R_N/R_N*)),   U_N = min(N, N_opt(U_D)),  R_N = max(N/U_N - 1, 0)
+
+    with N_opt(D) = G (D G)^(beta/alpha), G = (alpha A / (beta B))^(1/(alpha + beta)), the L1 compute-optimal
+    size for D tokens. With U_D = D and N <= N_opt(D) this is exactly :func:`chinchilla_log_loss`.
+
+    Args:
+      p: :class:`MuennighoffParams` (scalar fields).
+      X: :class:`Covariates` of the design, with ``log_U``.
+
+    Returns:
+      Float array of ln L, the shape of ``X.log_N``.
+
+    Raises:
+      TypeError: ``X`` is not a :class:`Covariates`, or holds non-float arrays.
+      ValueError: ``X.log_U`` is ``None``; fields of different shapes; non-finite entries.
+    """
     X = _check_X(X, need_U=True)
     log_G = (jnp.log(p.alpha) + p.a - jnp.log(p.beta) - p.b) / (p.alpha + p.beta)
     log_n_opt = log_G + (p.beta / p.alpha) * (X.log_U + log_G)
@@ -244,7 +385,23 @@ def muennighoff_log_loss(p: MuennighoffParams, X: Covariates) -> Float[Array, "*
 
 @cites(FARSEER)
 def farseer_log_loss(p: FarseerParams, X: Covariates) -> Float[Array, "*n"]:
-    """ln L of L4: LSE(a3 N^gamma + b3, a2 N^beta + b2 - exp(a1 N^alpha + b1) ln D)."""
+    """ln L of L4 (Li et al., "Farseer: A Refined Scaling Law in Large Language Models", arXiv:2506.10972).
+
+    ``ln L = LSE(a3 N^gamma + b3, a2 N^beta + b2 - exp(a1 N^alpha + b1) ln D)``, the log of
+    L = exp(a3 N^gamma + b3) + exp(a2 N^beta + b2) D^(-exp(a1 N^alpha + b1)). The form is recalled from the
+    paper (no reference constants are shipped).
+
+    Args:
+      p: :class:`FarseerParams` (scalar fields).
+      X: :class:`Covariates` of the design (``log_U`` is ignored).
+
+    Returns:
+      Float array of ln L, the shape of ``X.log_N``.
+
+    Raises:
+      TypeError: ``X`` is not a :class:`Covariates`, or holds non-float arrays.
+      ValueError: ``X.log_N`` and ``X.log_D`` of different shapes, or non-finite entries.
+    """
     X = _check_X(X)
     beta_D = jnp.exp(p.a1 * jnp.exp(p.alpha * X.log_N) + p.b1)
     terms = jnp.stack([p.a3 * jnp.exp(p.gamma * X.log_N) + p.b3,
@@ -270,7 +427,18 @@ PARAMS: dict[str, type] = {
 
 
 def resolve_law(law: str | Callable[[Any, Covariates], Array]) -> Callable[[Any, Covariates], Array]:
-    """A law given by registry name or as a ``log_loss(theta, X)`` callable -> the callable."""
+    """The ``log_loss(theta, X)`` callable of a law given by registry name or as a callable.
+
+    Args:
+      law: a key of :data:`LAWS` (``"chinchilla"``, ``"kaplan"``, ``"muennighoff"``, ``"farseer"``), or any
+        callable ``log_loss(theta, X) -> ln L``, returned as is.
+
+    Returns:
+      The callable.
+
+    Raises:
+      ValueError: ``law`` is neither a registered name nor callable.
+    """
     if callable(law):
         return law
     if isinstance(law, str) and law in LAWS:
@@ -280,14 +448,49 @@ def resolve_law(law: str | Callable[[Any, Covariates], Array]) -> Callable[[Any,
 
 @cites(HOFFMANN)
 def loss(law: str | Callable, p: Any, N: Any, D: Any, U: Any = None) -> Array:
-    """L(N, D[, U]) in natural units for a law given by name or callable."""
+    """L(N, D[, U]) in natural units: ``exp(log_loss(p, covariates(N, D, U)))``.
+
+    Args:
+      law: a key of :data:`LAWS` or a callable ``log_loss(theta, X)``.
+      p: the law's parameter NamedTuple (e.g. :data:`HOFFMANN_2022`).
+      N: float array of parameter counts, > 0.
+      D: float array of token counts, the shape of ``N``, > 0.
+      U: optional float array of unique-token counts (required by ``"muennighoff"``).
+
+    Returns:
+      Float array of the loss L, the shape of ``N``.
+
+    Raises:
+      ValueError: an unknown law name; an invalid design (see :func:`covariates`); ``U`` missing for L3.
+
+    Example:
+      >>> from jaxlab.scaling import HOFFMANN_2022, loss
+      >>> L = loss("chinchilla", HOFFMANN_2022, 70e9, 1.4e12)  # Chinchilla's size and tokens, about 1.94
+    """
     return jnp.exp(resolve_law(law)(p, covariates(N, D, U)))
 
 
 @cites(HOFFMANN)
 def chinchilla_compute_optimal(p: ChinchillaParams, C: Any, flops_per_token_param: float = 6.0
                                ) -> tuple[Array, Array]:
-    """Compute-optimal ``(N_opt, D_opt)`` of L1 for a budget C = flops_per_token_param * N * D."""
+    """Compute-optimal ``(N_opt, D_opt)`` of L1 for a budget C = f N D (Hoffmann et al., arXiv:2203.15556).
+
+    Minimizing A N^(-alpha) + B D^(-beta) subject to f N D = C gives, with
+    G = (alpha A / (beta B))^(1/(alpha + beta))::
+
+        N_opt = G (C/f)^(beta/(alpha+beta)),      D_opt = (C/f) / N_opt = G^(-1) (C/f)^(alpha/(alpha+beta))
+
+    Args:
+      p: :class:`ChinchillaParams` with alpha, beta > 0 (not checked: otherwise NaN).
+      C: float array (any shape) of compute budgets in FLOPs, finite and > 0.
+      flops_per_token_param: positive float scalar, the f in C = f N D (6 for a dense transformer).
+
+    Returns:
+      ``(N_opt, D_opt)``, two float arrays of the shape of ``C``.
+
+    Raises:
+      ValueError: ``C`` not finite and > 0, or ``flops_per_token_param`` not a positive finite scalar.
+    """
     C = as_array(C, "C", finite=True)
     C = check_in_range(C, "C", 0.0, math.inf, lo_open=True)
     flops_per_token_param = check_positive(flops_per_token_param, "flops_per_token_param")

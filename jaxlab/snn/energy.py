@@ -66,8 +66,31 @@ def _sop_inputs(spikes_in: Any, d_out: Any, min_ndim: int) -> tuple[Array, Array
 
 @cites(DSN)
 def sop_dense(spikes_in: Float[Array, "T *b n_in"], d_out: Float[Array, "T *b n_out"]) -> Float[Array, ""]:
-    """Synaptic operations of a dense layer with dormant targets skipped:
-    ``sum_{t,b} (sum_i s_{t,b,i}) (sum_j D_{t,b,j})``. Pass ``d_out = ones`` for the count without dormancy."""
+    """Synaptic operations of a dense layer with dormant targets skipped.
+
+    ``SOP = Σ_{t,b} (Σ_i s_{t,b,i}) (Σ_j D_{t,b,j})``: every presynaptic spike reaches every awake target, the
+    dormancy-masked count of "The Dormant Spiking Neuron: A State-Driven Mechanism for Efficient Spiking Neural
+    Networks" (2026; arXiv id not located). Pass ``d_out = ones`` for the count without dormancy.
+
+    Args:
+      spikes_in: ``(T, *b, n_in)`` binary float array of presynaptic spikes.
+      d_out: ``(T, *b, n_out)`` binary float array of postsynaptic gates ``D``.
+
+    Returns:
+      0-d float array, the total count over time and batch.
+
+    Raises:
+      TypeError: an input not floating.
+      ValueError: fewer than 2 dimensions; different leading (time and batch) axes; non-binary entries.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxlab.snn import sop_dense
+      >>> s = jnp.array([[[1.0, 0.0, 1.0]]])   # T = 1, B = 1: 2 of 3 inputs spike
+      >>> d = jnp.array([[[1.0, 0.0]]])        # 1 of 2 targets awake
+      >>> float(sop_dense(s, d))
+      2.0
+    """
     spikes_in, d_out = _sop_inputs(spikes_in, d_out, 2)
     if spikes_in.shape[:-1] != d_out.shape[:-1]:
         raise ValueError(
@@ -92,11 +115,27 @@ def sop_conv(
     stride: int | Sequence[int] = 1,
     padding: int | Sequence[int] = 0,
 ) -> Float[Array, ""]:
-    """Synaptic operations of a convolution (zero padding, no dilation, no groups) with dormant targets skipped:
-    ``sum_{t,b,o,h,w} D_{t,b,o,h,w} * (number of input spikes in the receptive field of (h, w))``.
+    """Synaptic operations of a convolution (zero padding, no dilation, no groups) with dormant targets skipped.
 
-    The receptive-field count is a sum-pool of the channel-summed spike map with the kernel's window, stride
-    and padding; ``d_out`` must have the conv's output spatial shape.
+    ``SOP = Σ_{t,b,o,h,w} D_{t,b,o,h,w} · (number of input spikes in the receptive field of (h, w))``, summed over input
+    channels; the receptive-field count is a sum-pool of the channel-summed spike map with the kernel's window, stride
+    and padding. The dormancy-masked count of "The Dormant Spiking Neuron: A State-Driven Mechanism for Efficient
+    Spiking Neural Networks" (2026; arXiv id not located).
+
+    Args:
+      spikes_in: ``(T, B, C, H, W)`` binary float array of input spikes.
+      d_out: ``(T, B, O, Ho, Wo)`` binary float array of output gates, with the conv's output spatial shape.
+      kernel: kernel size, an int or a pair ``(kh, kw)`` (``≥ 1``).
+      stride: stride, an int or a pair (``≥ 1``).
+      padding: zero padding on each side, an int or a pair (``≥ 0``).
+
+    Returns:
+      0-d float array, the total count.
+
+    Raises:
+      TypeError: an input not floating; a size not an int.
+      ValueError: inputs not 5-d, with different ``T`` (or ``B``), non-binary entries, or ``d_out`` of the wrong
+        spatial shape; a size below its minimum or not an int or pair.
     """
     spikes_in, d_out = _sop_inputs(spikes_in, d_out, 5)
     if spikes_in.ndim != 5 or d_out.ndim != 5:
@@ -127,15 +166,31 @@ def energy_pj(
     e_mac: float = E_MAC,
     e_ac: float = E_AC,
 ) -> Float[Array, ""]:
-    """Energy in pJ: ``e_mac * first_layer_flops + e_ac * sops [+ e_ac * neuron_updates]``.
+    """Energy in pJ: ``e_mac · first_layer_flops + e_ac · sops [+ e_ac · neuron_updates]``.
 
-    ``first_layer_flops`` is the number of multiply-accumulates of the real-valued encoding layer over all T
-    steps, ``sops`` the synaptic operations of the spiking layers (:func:`sop_dense`, :func:`sop_conv`),
-    ``neuron_updates`` the optional count of awake neuron updates ``sum_{t,j} D_{t,j}``.
+    The MAC/AC model with 45 nm constants (``E_MAC = 4.6`` pJ, ``E_AC = 0.9`` pJ) of M. Horowitz, "Computing's energy
+    problem (and what we can do about it)", ISSCC 2014.
+
+    Args:
+      first_layer_flops: the multiply-accumulates of the real-valued encoding layer over all ``T`` steps
+        (a number or numeric array ``≥ 0``).
+      sops: the synaptic operations of the spiking layers (:func:`sop_dense`, :func:`sop_conv`), ``≥ 0``.
+      neuron_updates: optional count of awake neuron updates ``Σ_{t,j} D_{t,j}``, ``≥ 0``.
+      e_mac: energy of one MAC in pJ (``≥ 0``).
+      e_ac: energy of one accumulate in pJ (``≥ 0``).
+
+    Returns:
+      Float array of the broadcast shape of the counts (0-d for scalars), in pJ.
 
     Raises:
+      TypeError: a count not numeric.
       ValueError: a count is negative or not finite, or an energy constant is negative (eagerly; under ``jit``
         a run-time error with the same text).
+
+    Example:
+      >>> from jaxlab.snn import energy_pj
+      >>> round(float(energy_pj(1000.0, 5000.0)), 1)   # 4.6 pJ x 1000 MACs + 0.9 pJ x 5000 SOPs
+      9100.0
     """
     e_mac = check_positive(e_mac, "e_mac", strict=False)
     e_ac = check_positive(e_ac, "e_ac", strict=False)

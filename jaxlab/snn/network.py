@@ -58,7 +58,19 @@ __all__ = [
 
 
 class SpikeTrace(NamedTuple):
-    """Per-layer spikes ``s``, gates ``d`` and post-reset potentials ``v``, each ``(T, B, C, H, W)``."""
+    """Per-layer spikes, gates and post-reset potentials of a forward pass of :class:`DSNConvNet`.
+
+    From :func:`apply` every array is float ``(T, B, C_l, H_l, W_l)`` (time first; layer 1 at the input resolution,
+    layer 2 after the stride); from a call on one sample, ``(T, C_l, H_l, W_l)``.
+
+    Attributes:
+      s1: spikes ``S`` of the first DSN layer.
+      d1: dormancy gates ``D`` of the first DSN layer.
+      v1: post-reset potentials ``V`` of the first DSN layer.
+      s2: spikes of the second DSN layer.
+      d2: gates of the second DSN layer.
+      v2: potentials of the second DSN layer.
+    """
 
     s1: Array
     d1: Array
@@ -69,11 +81,40 @@ class SpikeTrace(NamedTuple):
 
 
 class DSNConvNet(eqx.Module):
-    """conv -> BN -> DSN -> conv -> BN -> DSN -> linear, mean over T; call on one sample inside a ``vmap`` with
-    ``axis_name="batch"`` (or use :func:`apply`).
+    """conv → BN → DSN → conv → BN → DSN → linear, mean over ``T``: a small convolutional DSN network (equinox).
 
-    ``v_dormant`` (an untrained array leaf) is the dormancy threshold, ``-inf`` for the LIF network
-    (``dormant=False``); ``neuron`` holds the other, static, neuron constants."""
+    The reference MS-ResNet stem and block order reduced to two 3×3 convolutions **[chosen]** for a small-scale
+    experiment (see the module docstring). Call it on one sample inside a ``vmap`` with ``axis_name="batch"`` (or use
+    :func:`apply`): ``model(x, state, *, inference=False) -> (logits (K,), state, SpikeTrace)``, ``x`` an image
+    ``(C, H, W)`` or events ``(T, C, H, W)``. Build it with :func:`make_model`, which also returns the BatchNorm state.
+
+    Args:
+      key: PRNG key of the weights.
+      in_channels: input channels ``C`` (int ``≥ 1``).
+      image_size: side ``H = W`` of the square input (int ``≥ 1``).
+      channels: output channels ``(c1, c2)`` of the two convolutions (ints ``≥ 1``).
+      num_classes: number of classes ``K`` (int ``≥ 2``).
+      num_steps: number of time steps ``T`` (int ``≥ 1``).
+      stride2: stride of the second convolution (int ``≥ 1``).
+      params: the neuron constants (default :class:`~jaxlab.snn.neuron.DSNParams`).
+      dormant: DSN neurons (True) or plain LIF (False, ``v_dormant = −inf``).
+
+    Attributes:
+      conv1: the first ``eqx.nn.Conv2d`` (3×3, padding 1).
+      bn1: its ``eqx.nn.BatchNorm`` (momentum 0.9, batch statistics in training).
+      conv2: the second ``eqx.nn.Conv2d`` (3×3, stride ``stride2``, padding 1).
+      bn2: its ``eqx.nn.BatchNorm``.
+      fc: the ``eqx.nn.Linear`` readout from the flattened second-layer spikes to ``K`` logits.
+      v_dormant: 0-d float array, the dormancy threshold ``V_D`` (``−inf`` for LIF); an array leaf that is not
+        trained, so that DSN and LIF networks share one compiled program.
+      neuron: the other neuron constants (static), with ``v_dormant = −inf``.
+      num_steps: ``T`` (static).
+      stride2: the stride of the second convolution (static).
+
+    Raises:
+      TypeError: a size is not an int; ``params`` not a :class:`~jaxlab.snn.neuron.DSNParams`.
+      ValueError: a size below its minimum; bad ``params`` (see :func:`~jaxlab.snn.neuron.check_params`).
+    """
 
     conv1: eqx.nn.Conv2d
     bn1: eqx.nn.BatchNorm
@@ -148,7 +189,20 @@ class DSNConvNet(eqx.Module):
 
 @cites(DSN)
 def make_model(key: Key, **kwargs: Any) -> tuple[DSNConvNet, eqx.nn.State]:
-    """``DSNConvNet(key, **kwargs)`` and its BatchNorm state (``eqx.nn.make_with_state``)."""
+    """A :class:`DSNConvNet` and its BatchNorm state: ``eqx.nn.make_with_state(DSNConvNet)(key, **kwargs)``.
+
+    Args:
+      key: PRNG key of the weights.
+      **kwargs: the keyword arguments of :class:`DSNConvNet` (``in_channels``, ``image_size``, ``channels``,
+        ``num_classes``, ``num_steps``, ``stride2``, ``params``, ``dormant``).
+
+    Returns:
+      A tuple ``(model, state)``: the :class:`DSNConvNet` and its ``eqx.nn.State``.
+
+    Raises:
+      TypeError: as :class:`DSNConvNet`; an unknown keyword.
+      ValueError: as :class:`DSNConvNet`.
+    """
     return eqx.nn.make_with_state(DSNConvNet)(key, **kwargs)
 
 
@@ -166,8 +220,23 @@ def _check_batch_input(model: DSNConvNet, x: Any) -> Array:
 
 
 def apply(model: DSNConvNet, state: eqx.nn.State, x: Float[Array, "B ..."], *, inference: bool = False):
-    """Batched forward pass: ``logits (B, K)``, the new BN state and the :class:`SpikeTrace` with time first
-    ``(T, B, ...)``."""
+    """Batched forward pass of a :class:`DSNConvNet` (BatchNorm over batch, time and space).
+
+    Args:
+      model: the network.
+      state: its BatchNorm state (``eqx.nn.State``).
+      x: float array of a batch, images ``(B, C, H, W)`` (encoded once and repeated over the ``T`` steps) or
+        events ``(B, T, C, H, W)``; cast to the parameters' dtype.
+      inference: use the running BatchNorm statistics instead of the batch's.
+
+    Returns:
+      A tuple ``(logits, state, trace)``: ``(B, K)`` float logits (time-averaged), the new BatchNorm state and the
+      :class:`SpikeTrace` with time first ``(T, B, ...)``.
+
+    Raises:
+      TypeError: ``x`` not floating.
+      ValueError: ``x`` not ``(B, C, H, W)`` or ``(B, T, C, H, W)`` with the model's ``C`` (and ``T`` for events).
+    """
     x = _check_batch_input(model, x)
     logits, state, tr = jax.vmap(
         lambda xi, st: model(xi, st, inference=inference), axis_name="batch", in_axes=(0, None), out_axes=(0, None, 0)
@@ -181,7 +250,14 @@ def _trainable(model: DSNConvNet):
 
 
 def trainable(model: DSNConvNet):
-    """The trained leaves of ``model`` (every inexact array but ``v_dormant``), for ``optimizer.init``."""
+    """The trained leaves of ``model``: every inexact array but ``v_dormant``, for ``optimizer.init``.
+
+    Args:
+      model: the :class:`DSNConvNet`.
+
+    Returns:
+      The model pytree with the non-trained leaves replaced by ``None`` (``eqx.filter``).
+    """
     return eqx.filter(model, _trainable(model))
 
 
@@ -251,12 +327,12 @@ def _train_algorithm(static: Any, optimizer: optax.GradientTransformation, label
 def train_algorithm(
     model: DSNConvNet, optimizer: optax.GradientTransformation, *, label_smoothing: float = 0.1
 ) -> Algorithm:
-    """Training of a :class:`DSNConvNet` by BPTT through the surrogate gradients, as a data-driven
-    :class:`~jaxlab.core.Algorithm` built on the shared trainer :func:`jaxlab.core.train.make_train_step`.
+    """Training of a :class:`DSNConvNet` by BPTT through the surrogate gradients, as a data-driven ``Algorithm``.
 
-    One step on a batch ``(x, y)`` is ``(loss, aux), g = value_and_grad(L)(theta)`` with ``L`` the
-    label-smoothed cross-entropy of the time-averaged logits, then ``theta <- theta + optimizer.update(g)``;
-    every inexact array leaf is trained except ``v_dormant``; the BatchNorm statistics are carried in the state.
+    Built on the shared trainer :func:`jaxlab.core.train.make_train_step`. One step on a batch ``(x, y)`` is
+    ``(loss, aux), g = value_and_grad(L)(θ)`` with ``L`` the label-smoothed cross-entropy of the time-averaged logits,
+    then ``θ ← θ + optimizer.update(g)``; every inexact array leaf is trained except ``v_dormant``; the BatchNorm
+    statistics are carried in the state. Label smoothing 0.1 is the reference configs' value.
 
     Args:
       model: a network of the structure to train (its non-array part is bound here).
@@ -268,10 +344,17 @@ def train_algorithm(
       ``step(key, state, (x, y)) -> (DSNTrainState, DSNTrainInfo)`` (the key is ignored). The trained network
       is :func:`trained_model` ``(model, state)``.
 
+    Raises:
+      ValueError: ``label_smoothing`` not in ``[0, 1)``.
+
     Example:
-      >>> algo = train_algorithm(model, optax.adam(1e-3))
-      >>> state = algo.init(model, bn)
-      >>> state, info = jax.jit(algo.step)(None, state, (x_batch, y_batch))
+      >>> import jax, optax
+      >>> from jaxlab.snn import make_model, train_algorithm, trained_model
+      >>> model, bn = make_model(jax.random.key(0), image_size=4, channels=(2, 2), num_steps=2)
+      >>> x = jax.random.uniform(jax.random.key(1), (4, 1, 4, 4))         # 4 images (B, C, H, W)
+      >>> y = jax.numpy.array([0, 1, 2, 3])
+      >>> algo = train_algorithm(model, optax.adam(1e-2))
+      >>> state, info = jax.jit(algo.step)(None, algo.init(model, bn), (x, y))
       >>> model, bn = trained_model(model, state)
     """
     label_smoothing = check_in_range(label_smoothing, "label_smoothing", 0.0, 1.0, hi_open=True)
@@ -279,7 +362,15 @@ def train_algorithm(
 
 
 def trained_model(model: DSNConvNet, state: DSNTrainState) -> tuple[DSNConvNet, eqx.nn.State]:
-    """The network of ``model``'s structure with the parameters of a :class:`DSNTrainState`, and its BN state."""
+    """The network of ``model``'s structure with the parameters of a training state, and its BatchNorm state.
+
+    Args:
+      model: a network of the trained structure (its non-array part is used).
+      state: the :class:`DSNTrainState` of :func:`train_algorithm`.
+
+    Returns:
+      A tuple ``(model, bn)``: the trained :class:`DSNConvNet` and its ``eqx.nn.State``.
+    """
     static = eqx.filter(model, eqx.is_array, inverse=True)
     return eqx.combine(state.train.params, state.frozen, static), state.bn
 
@@ -308,27 +399,40 @@ def fit(
     optimizer: optax.GradientTransformation | None = None,
     label_smoothing: float = 0.1,
 ):
-    """Train for ``epochs`` passes over shuffled minibatches (the last incomplete batch is dropped; Adam 1e-3
-    by default); the steps are those of :func:`train_algorithm`, and the batches of an epoch run in one
-    :func:`jaxlab.core.run`.
+    """Train a :class:`DSNConvNet` for ``epochs`` passes over shuffled minibatches.
+
+    The last incomplete batch of an epoch is dropped; the optimizer is Adam 1e-3 by default. The steps are those of
+    :func:`train_algorithm`, and the batches of an epoch run in one :func:`jaxlab.core.run`.
 
     Args:
       key: PRNG key (the shuffles).
       model: the network, e.g. from :func:`make_model`.
       state: its BatchNorm state.
-      x: images ``(N, C, H, W)`` or events ``(N, T, C, H, W)``.
+      x: float images ``(N, C, H, W)`` or events ``(N, T, C, H, W)``.
       y: integer labels ``(N,)``.
-      epochs: passes over the data.
-      batch_size: samples per step (at most N).
+      epochs: passes over the data (int ``≥ 1``).
+      batch_size: samples per step (int in ``[1, N]``).
       optimizer: any optax transformation (default Adam 1e-3).
       label_smoothing: in [0, 1).
 
     Returns:
-      ``(model, state, losses)``: the trained network, its BN state and the per-step losses.
+      ``(model, state, losses)``: the trained network, its BN state and the per-step losses
+      ``(epochs · ⌊N / batch_size⌋,)``.
+
+    Raises:
+      TypeError: ``x`` not floating; ``y`` not an int array; ``epochs`` or ``batch_size`` not an int.
+      ValueError: ``x`` of the wrong shape for the model; ``y`` not ``(N,)``; ``epochs < 1``; ``batch_size``
+        not in ``[1, N]``; ``label_smoothing`` not in ``[0, 1)``.
 
     Example:
-      >>> model, bn = make_model(jax.random.key(0), channels=(8, 16), num_steps=4)
-      >>> model, bn, losses = fit(jax.random.key(1), model, bn, x_train, y_train, epochs=3)
+      >>> import jax
+      >>> from jaxlab.snn import fit, make_model
+      >>> model, bn = make_model(jax.random.key(0), image_size=4, channels=(2, 2), num_steps=2)
+      >>> x = jax.random.uniform(jax.random.key(1), (8, 1, 4, 4))
+      >>> y = jax.numpy.arange(8) % 10
+      >>> model, bn, losses = fit(jax.random.key(2), model, bn, x, y, epochs=1, batch_size=4)
+      >>> losses.shape
+      (2,)
     """
     epochs = check_int(epochs, "epochs", min_value=1)
     x = _check_batch_input(model, x)
@@ -352,8 +456,26 @@ def fit(
 def energy_report(model: DSNConvNet, x: Float[Array, "B ..."], trace: SpikeTrace) -> dict[str, Array]:
     """SOPs and energy (pJ per sample) of a forward pass, with dormancy and with every ``D = 1``.
 
-    Keys: ``sops``, ``sops_no_dormancy``, ``first_layer_flops``, ``energy_pj``, ``energy_no_dormancy_pj``,
-    ``dormant1``, ``dormant2`` (dormancy ratios ``1 - mean D``), ``rate1``, ``rate2`` (firing rates).
+    Static input: ``E = E_MAC · MACs(conv1) · T + E_AC · (SOP(conv2) + SOP(fc))``; event input: the first convolution is
+    synaptic too (``E_AC`` × its SOPs with the first DSN layer's gates). Dormant targets of a DSN layer are skipped
+    (:func:`~jaxlab.snn.energy.sop_conv`, :func:`~jaxlab.snn.energy.sop_dense`); the readout has no gate. Constants of
+    Horowitz (ISSCC 2014), see :mod:`jaxlab.snn.energy`.
+
+    Args:
+      model: the :class:`DSNConvNet`.
+      x: float array of a batch, images ``(B, C, H, W)`` (encoded once and repeated over the ``T`` steps) or
+        events ``(B, T, C, H, W)``; cast to the parameters' dtype.
+      trace: the :class:`SpikeTrace` of :func:`apply` on ``x``.
+
+    Returns:
+      dict of 0-d float arrays: ``sops``, ``sops_no_dormancy``, ``first_layer_flops`` (per sample),
+      ``energy_pj``, ``energy_no_dormancy_pj`` (pJ per sample), ``dormant1``, ``dormant2`` (dormancy ratios
+      ``1 − mean D``), ``rate1``, ``rate2`` (firing rates).
+
+    Raises:
+      TypeError: ``x`` not floating.
+      ValueError: ``x`` not ``(B, C, H, W)`` or ``(B, T, C, H, W)`` with the model's ``C`` (and ``T`` for events);
+        a trace whose spikes or gates are not binary.
     """
     x = _check_batch_input(model, x)
     t, b = trace.s1.shape[:2]
@@ -403,9 +525,27 @@ def evaluate(
     *,
     inhibition_threshold: float = DSNParams().v_dormant,
 ):
-    """Test accuracy (BN in inference mode), the deeply-inhibited fraction ``mean 1[V < inhibition_threshold]``
-    over both layers (the paper's measure on LIF nets, V_D = -0.05 by default), and :func:`energy_report` on the
-    whole set, as Python floats."""
+    """Test accuracy, deep inhibition and energy of a :class:`DSNConvNet` on a whole set, as Python floats.
+
+    BatchNorm in inference mode. ``deep_inhibition`` is ``mean 1[V < inhibition_threshold]`` over both layers (the
+    "deeply inhibited" measure on LIF networks, ``V_D = −0.05`` by default); the other keys are those of
+    :func:`energy_report`.
+
+    Args:
+      model: the network.
+      state: its BatchNorm state.
+      x: float images ``(N, C, H, W)`` or events ``(N, T, C, H, W)`` (one batch: mind the memory).
+      y: integer labels ``(N,)``.
+      inhibition_threshold: the potential below which a neuron counts as deeply inhibited.
+
+    Returns:
+      dict of Python floats: ``accuracy``, ``deep_inhibition`` and the keys of :func:`energy_report`.
+
+    Raises:
+      TypeError: ``x`` not floating; ``y`` not an int array.
+      ValueError: ``x`` not ``(B, C, H, W)`` or ``(B, T, C, H, W)`` with the model's ``C`` (and ``T`` for events);
+        ``y`` not ``(N,)``.
+    """
     x = _check_batch_input(model, x)
     y = as_array(y, "y", kind="int", ndim=1, shape=(x.shape[0],))
     logits, _, trace = _infer(model, state, x)

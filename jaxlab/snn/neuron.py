@@ -53,10 +53,20 @@ __all__ = [
 
 
 class DSNParams(NamedTuple):
-    """Neuron constants: membrane time constant ``tau`` (``beta = 1 - 1/tau``), firing threshold ``v_th``,
-    reset potential ``v_reset``, dormancy threshold ``v_dormant`` (``V_D``; ``-inf`` gives LIF), surrogate
-    sharpness ``alpha``, ``detach_reset`` (no gradient through the reset) and ``allow_nonnegative_dormant``
-    (accept ``v_reset <= V_D < v_th``, where neurons at rest would fall dormant)."""
+    """Neuron constants of the DSN and LIF neurons (static configuration).
+
+    The defaults are those of the authors' reference implementation (SpikingJelly ``DLIFNode``).
+
+    Attributes:
+      tau: membrane time constant ``τ > 1``; the decay is ``beta = 1 − 1/τ`` (property :attr:`beta`).
+      v_th: firing threshold ``V_th``.
+      v_reset: hard-reset potential ``V_reset < V_th``, also the rest potential ``V_0``.
+      v_dormant: dormancy threshold ``V_D < V_reset`` (``−inf`` gives plain LIF): a neuron whose post-reset
+        potential falls below it stops spiking for the rest of the sample.
+      alpha: sharpness ``α > 0`` of the sigmoid surrogate gradient (``Θ'(0) = α/4``).
+      detach_reset: stop the gradient through the reset term (``S^_t = stop_gradient(S_t)``).
+      allow_nonnegative_dormant: accept ``V_reset ≤ V_D < V_th``, where neurons at rest would fall dormant.
+    """
 
     tau: float = 2.0
     v_th: float = 1.0
@@ -73,15 +83,28 @@ class DSNParams(NamedTuple):
 
 
 class DSNState(NamedTuple):
-    """Membrane potential ``v`` (post-reset) and dormancy gate ``d`` (1 awake, 0 dormant), same shape."""
+    """State of a layer of DSN (or LIF) neurons; both arrays have the layer's shape and a float dtype.
+
+    Attributes:
+      v: the post-reset membrane potential ``V_t``.
+      d: the dormancy gate ``D_t`` (1 awake, 0 dormant; always 1 for LIF).
+    """
 
     v: Array
     d: Array
 
 
 def check_params(params: DSNParams) -> DSNParams:
-    """Validate the neuron constants and return them (use the result: under ``jit`` traced constants come back
-    wrapped in run-time checks).
+    """Validate the neuron constants and return them.
+
+    Use the result: under ``jit`` traced constants come back wrapped in run-time checks (concrete constants stay Python
+    numbers, so the scan specialises on them).
+
+    Args:
+      params: the :class:`DSNParams` to check.
+
+    Returns:
+      ``params``, with traced fields wrapped in their run-time checks.
 
     Raises:
       TypeError: ``params`` is not a :class:`DSNParams`.
@@ -157,9 +180,22 @@ def _heaviside_jvp(primals, tangents):
 
 @cites(DSN)
 def heaviside_sg(x: Float[Array, "..."], alpha: float = 4.0) -> Float[Array, "..."]:
-    """Heaviside step ``1[x >= 0]`` whose derivative is the sigmoid surrogate ``alpha s (1 - s)``,
-    ``s = sigma(alpha x)`` (a ``custom_jvp``, so reverse mode gets the same surrogate). No gradient flows
-    into ``alpha``."""
+    """Heaviside step ``Θ(x) = 1[x ≥ 0]`` with the sigmoid surrogate derivative ``α s (1 − s)``, ``s = σ(αx)``.
+
+    The derivative is that of the smoothed step ``σ(αx)`` (SpikingJelly ``Sigmoid``), attached by a ``custom_jvp`` so
+    that reverse mode gets the same surrogate; no gradient flows into ``alpha``.
+
+    Args:
+      x: float array (any shape).
+      alpha: the surrogate sharpness ``α > 0``, a finite float or 0-d array.
+
+    Returns:
+      Float array of the shape and dtype of ``x``, entries 0 or 1.
+
+    Raises:
+      TypeError: ``x`` not floating.
+      ValueError: ``alpha`` not positive and finite (under ``jit``: at run time).
+    """
     x = as_array(x, "x")
     alpha = check_positive(alpha, "alpha")
     # The step's value does not depend on alpha: tie alpha's run-time check (under jit) to x, or it is dropped.
@@ -176,8 +212,20 @@ def _float_dtype(dtype: Any) -> jnp.dtype:
 
 @cites(DSN)
 def dsn_init(shape: Sequence[int], params: DSNParams | None = None, dtype: Any = None) -> DSNState:
-    """Rest state of a sample: ``V_0 = v_reset``, ``D_0 = 1`` (every neuron awake); default constants when
-    ``params`` is None."""
+    """Rest state of a layer: ``V_0 = v_reset``, ``D_0 = 1`` (every neuron awake).
+
+    Args:
+      shape: the layer's shape, a sequence of ints ``≥ 0``.
+      params: the neuron constants (``None``: the defaults of :class:`DSNParams`).
+      dtype: a floating dtype (``None``: the default float dtype).
+
+    Returns:
+      :class:`DSNState` with two arrays of ``shape`` and ``dtype``.
+
+    Raises:
+      TypeError: a shape entry not an int; a non-floating ``dtype``; ``params`` not a :class:`DSNParams`.
+      ValueError: a negative shape entry; bad ``params`` (see :func:`check_params`).
+    """
     params = check_params(DSNParams() if params is None else params)
     shape = tuple(check_int(s, "shape entry", min_value=0) for s in shape)
     dtype = _float_dtype(dtype)
@@ -235,7 +283,21 @@ def dsn_step(params: DSNParams, state: DSNState, x_t: Float[Array, "..."]) -> tu
 
 @cites(DSN)
 def lif_step(params: DSNParams, state: DSNState, x_t: Float[Array, "..."]) -> tuple[DSNState, Float[Array, "..."]]:
-    """One plain LIF step (``D = 1``; ``state.d`` is carried unchanged); arguments as :func:`dsn_step`."""
+    """One plain LIF step (``D = 1``; ``state.d`` is carried unchanged): integrate, fire, hard reset.
+
+    ``H_t = β V_{t−1} + X_t``, ``S_t = Θ(H_t − V_th)``, ``V_t = H_t (1 − S_t) + V_reset S_t``.
+
+    Args:
+      params: the neuron constants (``v_dormant`` is ignored).
+      state: ``DSNState(v, d)`` of the shape of ``x_t``.
+      x_t: float array of the input currents of one step (finite).
+
+    Returns:
+      A tuple ``(state, spikes)``: the new :class:`DSNState` and the spikes ``S_t`` (shape of ``x_t``).
+
+    Raises:
+      ValueError: as :func:`dsn_step`.
+    """
     params, x_t = _check_step_inputs(params, state, x_t)
     return _lif_step(params, state, x_t)
 
@@ -272,24 +334,49 @@ def dsn_algorithm(params: DSNParams | None = None) -> Algorithm:
     ``step(key, state, x_t) -> (DSNState, DSNStepInfo)`` is :func:`dsn_step` (the key is ignored). Driven by
     ``jaxlab.core.run(algo.step, state, None, xs=x_seq)`` it gives the spikes of :func:`jaxlab.snn.dsn_scan`.
 
+    Paper: "The Dormant Spiking Neuron: A State-Driven Mechanism for Efficient Spiking Neural Networks" (2026; authors
+    and arXiv id not located); the equations follow the authors' reference implementation (github.com/Ruichen0424/DSN).
+
     Args:
       params: the neuron constants (default :class:`DSNParams`).
 
     Returns:
       ``Algorithm(init, step)``.
 
+    Raises:
+      TypeError: ``params`` is not a :class:`DSNParams`.
+      ValueError: bad ``params`` (see :func:`check_params`).
+
     Example:
+      >>> import jax
+      >>> from jaxlab.core import run
+      >>> from jaxlab.snn import DSNParams, dsn_algorithm
+      >>> x_seq = 0.3 + 0.8 * jax.random.normal(jax.random.key(0), (8, 16))   # (T, neurons) input currents
       >>> algo = dsn_algorithm(DSNParams(v_dormant=-0.05))
-      >>> final, trace = run(algo.step, algo.init((128,)), None, xs=x_seq)      # x_seq: (T, 128)
-      >>> spikes = trace.infos.spikes                                             # (T, 128)
+      >>> final, trace = run(algo.step, algo.init((16,)), None, xs=x_seq)
+      >>> trace.infos.spikes.shape
+      (8, 16)
     """
     return _neuron_algorithm(params, dsn_step)
 
 
 @cites(DSN)
 def lif_algorithm(params: DSNParams | None = None) -> Algorithm:
-    """The plain LIF neuron (``D = 1``) as a data-driven :class:`~jaxlab.core.Algorithm`; as :func:`dsn_algorithm`
-    with :func:`lif_step` (``params.v_dormant`` is ignored)."""
+    """The plain LIF neuron (``D = 1``) as a data-driven :class:`~jaxlab.core.Algorithm`.
+
+    As :func:`dsn_algorithm` with :func:`lif_step` (``params.v_dormant`` is ignored).
+
+    Args:
+      params: the neuron constants (default :class:`DSNParams`).
+
+    Returns:
+      ``Algorithm(init, step)``: ``init(shape, dtype=None) -> DSNState`` and
+      ``step(key, state, x_t) -> (DSNState, DSNStepInfo)``.
+
+    Raises:
+      TypeError: ``params`` is not a :class:`DSNParams`.
+      ValueError: bad ``params`` (see :func:`check_params`).
+    """
     return _neuron_algorithm(params, lif_step)
 
 

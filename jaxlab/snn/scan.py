@@ -229,8 +229,16 @@ def _scan(gated: bool, params: DSNParams, x_seq: Any, state: DSNState | None):
 def dsn_scan(
     params: DSNParams, x_seq: Float[Array, "T ..."], state: DSNState | None = None
 ) -> tuple[Float[Array, "T ..."], DSNState, dict[str, Float[Array, "T ..."]]]:
-    """Run the DSN over ``x_seq`` (time first) with ``lax.scan``; works under ``jit``, ``vmap``, ``grad`` and
-    ``jax.checkpoint``.
+    """Run the DSN over ``x_seq`` (time first) in one ``lax.scan``.
+
+    Works under ``jit``, ``vmap``, ``grad`` and ``jax.checkpoint``. The recursion of :mod:`jaxlab.snn.neuron` for
+    ``t = 1..T``: ``D_t = D_{t−1} Θ(V_{t−1} − V_D)``, ``H_t = β V_{t−1} + X_t``, ``S_t = D_t Θ(H_t − V_th)``,
+    ``V_t = H_t (1 − S_t) + V_reset S_t``. Its BPTT is hand-written (one reverse scan, surrogate slopes for both
+    Heavisides) and equals JAX's differentiation of the step-by-step scan; with traced neuron constants JAX
+    differentiates the steps itself.
+
+    Paper: "The Dormant Spiking Neuron: A State-Driven Mechanism for Efficient Spiking Neural Networks" (2026; authors
+    and arXiv id not located); the equations follow the authors' reference implementation (github.com/Ruichen0424/DSN).
 
     Args:
       params: the neuron constants (:class:`~jaxlab.snn.neuron.DSNParams`).
@@ -239,13 +247,22 @@ def dsn_scan(
 
     Returns:
       The spikes ``S_{1..T}``, the final state and ``aux = {"d_seq": D_{1..T}, "v_seq": V_{1..T}}`` (the gate
-      used at each step and the post-reset potential).
+      used at each step and the post-reset potential), the sequences of the shape and dtype of ``x_seq``.
 
     Raises:
       ValueError: ``x_seq`` has NaN or infinite entries (under ``jit``: a run-time error with the same text; a
         NaN would otherwise silently close the gate), no time axis, or a ``state`` of another shape; bad
         ``params`` (see :func:`~jaxlab.snn.neuron.check_params`).
       TypeError: ``x_seq`` is not floating.
+
+    Example:
+      >>> import jax
+      >>> from jaxlab.snn import DSNParams, dormant_fraction, dsn_scan
+      >>> x_seq = 0.3 + 0.8 * jax.random.normal(jax.random.key(0), (8, 16))   # (T, neurons)
+      >>> spikes, state, aux = dsn_scan(DSNParams(v_dormant=-0.05), x_seq)
+      >>> spikes.shape, aux["d_seq"].shape
+      ((8, 16), (8, 16))
+      >>> ratio = dormant_fraction(aux["d_seq"])   # share of (step, neuron) pairs with a closed gate
     """
     return _scan(True, params, x_seq, state)
 
@@ -254,18 +271,54 @@ def dsn_scan(
 def lif_scan(
     params: DSNParams, x_seq: Float[Array, "T ..."], state: DSNState | None = None
 ) -> tuple[Float[Array, "T ..."], DSNState, dict[str, Float[Array, "T ..."]]]:
-    """Plain LIF (``D = 1``, ``params.v_dormant`` ignored) with the outputs of :func:`dsn_scan`."""
+    """Plain LIF over a sequence (``D = 1``, ``params.v_dormant`` ignored), with the outputs of :func:`dsn_scan`.
+
+    Args:
+      params: the neuron constants (:class:`~jaxlab.snn.neuron.DSNParams`).
+      x_seq: input currents, shape ``(T, ...)`` with ``T >= 1``, finite.
+      state: the state before the first step, of shape ``x_seq.shape[1:]``; ``None`` starts at rest.
+
+    Returns:
+      ``(spikes, final_state, aux)`` as :func:`dsn_scan` (``aux["d_seq"]`` is all ones).
+
+    Raises:
+      ValueError: as :func:`dsn_scan`.
+      TypeError: as :func:`dsn_scan`.
+    """
     return _scan(False, params, x_seq, state)
 
 
 def dormant_fraction(d_seq: Float[Array, "T ..."]) -> Float[Array, ""]:
-    """Dormancy ratio ``1 - mean_{t,j} D_{t,j}``."""
+    """Dormancy ratio ``1 − mean_{t,j} D_{t,j}``: the share of (step, neuron) pairs whose gate is closed.
+
+    Args:
+      d_seq: float array of gates ``(T, ...)``, e.g. ``aux["d_seq"]`` of :func:`dsn_scan`.
+
+    Returns:
+      0-d float array in ``[0, 1]`` (exactly 0 when every gate is open).
+
+    Raises:
+      TypeError: ``d_seq`` not floating.
+    """
     d_seq = as_array(d_seq, "d_seq")
     return jnp.mean(1.0 - d_seq)  # exactly 0 when every gate is open
 
 
 def deep_inhibition_fraction(v_seq: Float[Array, "T ..."], v_dormant: float = -0.05) -> Float[Array, ""]:
-    """Fraction of ``(t, j)`` with ``V_{t,j} < V_D`` (the paper's "deeply inhibited" neurons of a LIF net)."""
+    """Fraction of ``(t, j)`` with ``V_{t,j} < V_D``: the "deeply inhibited" neurons of a LIF network.
+
+    These are the neurons a DSN with threshold ``V_D`` would put to sleep.
+
+    Args:
+      v_seq: float array of post-reset potentials ``(T, ...)``, e.g. ``aux["v_seq"]`` of :func:`lif_scan`.
+      v_dormant: the threshold ``V_D`` (default that of :class:`~jaxlab.snn.neuron.DSNParams`).
+
+    Returns:
+      0-d float array in ``[0, 1]``.
+
+    Raises:
+      TypeError: ``v_seq`` not floating.
+    """
     v_seq = as_array(v_seq, "v_seq")
     return jnp.mean((v_seq < v_dormant).astype(v_seq.dtype))
 

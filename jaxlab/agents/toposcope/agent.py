@@ -72,8 +72,17 @@ __all__ = [
 
 
 class Action(NamedTuple):
-    """``connect(refdes.pin, net)``, ``disconnect(refdes.pin)``, ``create_net(net)``, ``add_component(refdes,
-    part)``."""
+    """One edit a generator proposes: ``connect(refdes.pin, net)``, ``disconnect(refdes.pin)``,
+    ``create_net(net)`` or ``add_component(refdes, part)``; fields an operation does not use stay ``""``.
+
+    Attributes:
+      op: ``"connect"``, ``"disconnect"``, ``"create_net"`` or ``"add_component"`` (anything else is rejected as
+        an invalid reference by :func:`run_agent`).
+      refdes: the component (``connect``, ``disconnect``, ``add_component``).
+      pin: the pin name (``connect``, ``disconnect``).
+      net: the net name (``connect``, ``create_net``).
+      part: the library part to place (``add_component``).
+    """
 
     op: str
     refdes: str = ""
@@ -83,6 +92,14 @@ class Action(NamedTuple):
 
 
 class PinView(NamedTuple):
+    """A pin as a :class:`ScopedContext` shows it.
+
+    Attributes:
+      role: the pin role ``rho(p)`` (one of :data:`~jaxlab.agents.toposcope.graph.ROLES`).
+      note: the datasheet note (``""`` if none).
+      net: the pin's current net, ``None`` when unconnected.
+    """
+
     role: str
     note: str
     net: str | None
@@ -90,7 +107,27 @@ class PinView(NamedTuple):
 
 @dataclass(frozen=True)
 class ScopedContext:
-    """What a generator sees for one decision (see the module docstring); ``size`` counts its elements."""
+    """What a generator sees for one decision, ``scope(c)`` of the module docstring.
+
+    ``size`` = ``|scope(c)|`` = #components + #pins + #nets + #rails + #rules.
+
+    Attributes:
+      center: the refdes ``c`` being decided.
+      k: the scoping radius, ``None`` for the unscoped :func:`full_context`.
+      neighbours: ``Nbr_k(c)`` plus the components named by the violations fed back (refdes).
+      planned: neighbours of ``c`` in the plan graph ``Pi`` outside ``Nbr_k(c)``.
+      components: the scoped components, ``refdes -> Component``.
+      pins: ``(refdes, pin) -> PinView`` for every pin of the scoped components.
+      nets: the non-rail nets on those pins, ``net -> ((refdes, pin), ...)`` (all members).
+      rails: the rail nets on those pins (labels only, members not listed).
+      rules: the rules whose anchor pin and component variables can all bind in the scope.
+      violations: the fed-back violations that name a scoped component.
+      intent: the intended nets with a member among the scoped components.
+      ground: the ground net name.
+      parts: the parts library available to ``add_component``.
+      taken: every refdes of the schematic (so added parts get fresh names).
+      existing_nets: every net name of the schematic.
+    """
 
     center: str
     k: int | None
@@ -159,10 +196,38 @@ def scope(sch: Schematic, refdes: str, k: int = 1, plan: Sequence[tuple[str, str
           rules: Sequence[Rule] = RULES, violations: Sequence[Violation] = (), *,
           intent: Mapping[str, Sequence[PinRef]] | None = None, ground: str = "GND",
           parts: Mapping[str, Component] | None = None) -> ScopedContext:
-    """The scoped context of a decision on ``refdes`` (``Nbr_k`` from :func:`k_hop_reach`; ``k = 1`` default).
+    """The scoped context ``scope(c)`` of a decision on component ``c = refdes`` (**[chosen]** composition).
 
-    With ``violations`` (repair rounds), the components they name join the scope, so that the generator sees
-    what it must fix.
+    ``scope(c)`` holds ``Nbr_k(c)`` (:func:`~jaxlab.agents.toposcope.graph.reach_sets`), the planned-but-unwired
+    neighbours of ``c`` in ``Pi`` and the components named by ``violations``; their pins (role, note, current
+    net); the non-rail nets on those pins with their members; the rail nets as labels; the rules whose anchor
+    can bind in the scope; the violations and intended nets touching the scope. Topology-guided scoping is
+    reconstructed from the TopoScope abstract (the paper's text was not retrieved).
+
+    Args:
+      sch: the current :class:`~jaxlab.agents.toposcope.graph.Schematic`.
+      refdes: the component ``c`` being decided.
+      k: scoping radius, an int ``>= 0`` (default 1).
+      plan: the plan graph ``Pi`` as ``(refdes, refdes)`` pairs, or ``None``.
+      rules: the rule library (default :data:`~jaxlab.agents.toposcope.rules.RULES`).
+      violations: violations fed back in a repair round; the components they name join the scope.
+      intent: intended nets ``net -> ((refdes, pin), ...)`` (e.g. ``DesignSpec.intent``), or ``None``.
+      ground: the ground net name.
+      parts: the parts library offered to the generator, or ``None``.
+
+    Returns:
+      The :class:`ScopedContext`.
+
+    Raises:
+      TypeError: ``sch`` is not a :class:`~jaxlab.agents.toposcope.graph.Schematic`, or ``k`` is not an int.
+      ValueError: ``k < 0``.
+      InvalidReference: ``refdes`` is not a component of ``sch``.
+
+    Example:
+      >>> from jaxlab.agents.toposcope import scope, toy_schematic
+      >>> ctx = scope(toy_schematic(), "U2", k=1)
+      >>> sorted(ctx.components), ctx.size
+      (['D1', 'J2', 'R2', 'U2'], 28)
     """
     check_schematic(sch, "sch")
     check_int(k, "k", min_value=0)
@@ -177,7 +242,25 @@ def scope(sch: Schematic, refdes: str, k: int = 1, plan: Sequence[tuple[str, str
 @cites(TOPOSCOPE)
 def full_context(sch: Schematic, refdes: str, rules: Sequence[Rule] = RULES, violations: Sequence[Violation] = (),
                  *, intent=None, ground: str = "GND", parts=None) -> ScopedContext:
-    """The unscoped baseline: the whole design in the context (every component, pin, net, rule, violation)."""
+    """The unscoped baseline: the whole design in the context (every component, pin, net, applicable rule and
+    violation), with ``k = None``.
+
+    Args:
+      sch: the current :class:`~jaxlab.agents.toposcope.graph.Schematic`.
+      refdes: the component being decided (the context's ``center``).
+      rules: the rule library (default :data:`~jaxlab.agents.toposcope.rules.RULES`).
+      violations: violations fed back in a repair round.
+      intent: intended nets ``net -> ((refdes, pin), ...)``, or ``None``.
+      ground: the ground net name.
+      parts: the parts library offered to the generator, or ``None``.
+
+    Returns:
+      The :class:`ScopedContext` of the whole design.
+
+    Raises:
+      TypeError: ``sch`` is not a :class:`~jaxlab.agents.toposcope.graph.Schematic`.
+      InvalidReference: ``refdes`` is not a component of ``sch``.
+    """
     check_schematic(sch, "sch")
     if refdes not in sch.components:
         raise InvalidReference(f"unknown component {refdes!r}")
@@ -207,6 +290,14 @@ def rule_based_generator(pattern_library: Mapping[str, tuple[str, str, str]] = P
     the parts that ``pattern_library`` demands are added (a decoupling capacitor per IC ``power_in`` and
     regulator ``power_out`` pin, a pull-up per I2C net). With feedback it does the same for the components that
     the violations name, and re-wires (or adds) the demanded part of each decap / pull-up violation.
+
+    Args:
+      pattern_library: ``rule id -> (part, name prefix, second-pin target)`` (default :data:`PATTERN_LIBRARY`):
+        the part added to satisfy the rule; prefix ``"CD"`` marks decoupling rules, and the pull-up is used
+        only when the library has ``"R_pullup"``.
+
+    Returns:
+      The generator, ``gen(ctx: ScopedContext, feedback: list[Violation]) -> list[Action]``.
     """
     lib = dict(pattern_library)
     decap_rules = {r for r, (_, pre, _) in lib.items() if pre == "CD"}
@@ -294,7 +385,8 @@ def rule_based_generator(pattern_library: Mapping[str, tuple[str, str, str]] = P
 
 @cites(TOPOSCOPE)
 def noisy_generator(base: Generator, eps: float, seed: int, *, size_ref: float | None = None) -> Generator:
-    """``base`` corrupted with probability ``eps`` per action (**[chosen]** noise model):
+    """``base`` corrupted with probability ``eps`` per action (**[chosen]** noise model, a stand-in for LLM
+    errors):
 
     * ``add_component`` is dropped (a missing decap / pull-up; its connections are dropped too);
     * ``connect`` becomes, uniformly, a wrong pin (another pin of the same component), a wrong net (another net
@@ -304,6 +396,19 @@ def noisy_generator(base: Generator, eps: float, seed: int, *, size_ref: float |
     With ``size_ref`` the per-action error grows with the context size (a **[chosen]** stand-in for an LLM's
     long-context degradation): ``eps_eff = 1 - (1 - eps)^(|ctx| / size_ref)``. Stateful (one NumPy generator
     seeded by ``seed``), deterministic for a fixed call sequence.
+
+    Args:
+      base: the generator to corrupt (e.g. :func:`rule_based_generator`'s).
+      eps: per-action corruption probability, in ``[0, 1]``.
+      seed: int ``>= 0``, seed of the generator's NumPy random stream.
+      size_ref: optional positive context size at which the error rate is ``eps``; ``None`` keeps ``eps`` fixed.
+
+    Returns:
+      The corrupted generator, ``gen(ctx, feedback) -> list[Action]``.
+
+    Raises:
+      ValueError: ``eps`` outside ``[0, 1]``, ``seed < 0`` or ``size_ref <= 0``.
+      TypeError: ``seed`` is not an int.
     """
     check_in_range(eps, "eps", 0.0, 1.0)
     check_int(seed, "seed", min_value=0)
@@ -350,9 +455,18 @@ def noisy_generator(base: Generator, eps: float, seed: int, *, size_ref: float |
 
 
 class AgentResult(NamedTuple):
-    """Final schematic, assertion report, final violations and counters: actions tried, rejected as invalid
-    references, rejected otherwise (pin already on a net, duplicate refdes), repair rounds, and the context
-    size of every generator call."""
+    """Outcome of :func:`run_agent`; ``invalid_rate`` is ``n_invalid / n_actions`` (0 without actions).
+
+    Attributes:
+      schematic: the final :class:`~jaxlab.agents.toposcope.graph.Schematic`.
+      report: the :class:`~jaxlab.agents.toposcope.rules.AssertionReport` of the design's functional assertions.
+      violations: the violations of a final global :func:`~jaxlab.agents.toposcope.rules.verify`.
+      n_actions: actions proposed by the generator (all calls).
+      n_invalid: actions rejected as invalid references (unknown component, pin, net, part or operation).
+      n_rejected: actions rejected otherwise (pin already on another net, duplicate refdes or net).
+      n_repairs: repair rounds run (generator calls with feedback that returned actions).
+      context_sizes: ``|scope|`` of every generator call, in call order.
+    """
 
     schematic: Schematic
     report: AssertionReport
@@ -370,7 +484,17 @@ class AgentResult(NamedTuple):
 
 @cites(TOPOSCOPE)
 def bfs_order(spec: DesignSpec) -> list[str]:
-    """Components in BFS order over the plan graph from the power entries (ties by refdes)."""
+    """The agent's decision order: BFS over the plan graph ``Pi`` from the power-entry components.
+
+    Power entries have a ``power_out`` pin and no ``power_in`` pin; BFS starts from them in refdes order, then
+    from every component not yet reached (refdes order); neighbours are visited in refdes order.
+
+    Args:
+      spec: the :class:`~jaxlab.agents.toposcope.designs.DesignSpec` (``spec.bom`` and ``spec.plan`` are used).
+
+    Returns:
+      Every refdes of ``spec.bom`` once, in decision order.
+    """
     adj: dict[str, set[str]] = {r: set() for r in spec.bom}
     for a, b in spec.plan:
         adj[a].add(b)
@@ -417,12 +541,45 @@ def _apply(sch: Schematic, a: Action, parts: Mapping[str, Component]) -> None:
 @cites(TOPOSCOPE)
 def run_agent(spec: DesignSpec, generator: Generator, *, k: int = 1, max_repairs: int = 3, use_scoping: bool = True,
               use_verification: bool = True, rules: Sequence[Rule] = RULES) -> AgentResult:
-    """Run the TopoScope loop on a design (see the module docstring); ``use_verification=False`` is
-    ``max_repairs = 0``, ``use_scoping=False`` gives the generator the whole design each call.
+    """Run the TopoScope agent loop on a design (see the module docstring).
+
+    "TopoScope: Topology-Guided Context Scoping and Pattern-Based Rule Verification for PCB Schematic
+    Generation" (2026; title paraphrased from the abstract, authors and arXiv id not retrieved): the loop is
+    reconstructed from its abstract (scoped component-level wiring decisions, rule verification as in-loop
+    feedback) and from PCBSchemaGen (arXiv:2602.00510); the scope composition, the repair budget and the
+    generators are **[chosen]**.
+
+    Starting from the unwired BOM (nets: the rails and ground), for each component ``c`` in :func:`bfs_order`:
+    call ``generator(scope(c), [])`` and apply its actions, rejecting invalid ones; then, up to ``max_repairs``
+    times, verify the rules on the decision (``Nbr_k(c)`` among the processed components plus the parts added
+    for ``c``) and, on violations, call ``generator(scope'(c), violations)``. Finally verify globally and
+    evaluate the functional assertions.
+
+    Args:
+      spec: the design, a :class:`~jaxlab.agents.toposcope.designs.DesignSpec` (load one with
+        :func:`~jaxlab.agents.toposcope.designs.load_benchmark` or ``design_from_dict``).
+      generator: ``generator(ctx: ScopedContext, violations: list[Violation]) -> list[Action]`` (e.g.
+        :func:`rule_based_generator`, :func:`noisy_generator`, or an LLM wrapped into this signature).
+      k: scoping radius, an int ``>= 0``.
+      max_repairs: repair rounds per component, an int ``>= 0``.
+      use_scoping: ``False`` gives the generator the whole design each call (:func:`full_context`).
+      use_verification: ``False`` is ``max_repairs = 0``.
+      rules: the rule library (default :data:`~jaxlab.agents.toposcope.rules.RULES`).
+
+    Returns:
+      The :class:`AgentResult`.
 
     Raises:
-      TypeError: ``spec`` is not a :class:`~jaxlab.agents.toposcope.designs.DesignSpec` (load one with
-        :func:`~jaxlab.agents.toposcope.designs.load_benchmark` or ``design_from_dict``).
+      TypeError: the design is not a :class:`~jaxlab.agents.toposcope.designs.DesignSpec`, or ``k`` or
+        ``max_repairs`` is not an int.
+      ValueError: ``k < 0`` or ``max_repairs < 0``.
+
+    Example:
+      >>> from jaxlab.agents.toposcope import load_benchmark, noisy_generator, rule_based_generator, run_agent
+      >>> design = load_benchmark()[0]
+      >>> res = run_agent(design, noisy_generator(rule_based_generator(), eps=0.2, seed=0))
+      >>> res.report.all_passed, len(res.violations), res.n_invalid
+      (True, 0, 2)
     """
     if not isinstance(spec, DesignSpec):
         raise TypeError(f"spec must be a DesignSpec, got {type(spec).__name__}")

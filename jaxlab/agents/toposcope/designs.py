@@ -40,9 +40,24 @@ DATA_PATH = Path(__file__).resolve().parent / "data" / "designs.json"
 
 @dataclass(frozen=True)
 class DesignSpec:
-    """A design task: text, BOM (``refdes -> Component`` with datasheet pin tables), listed rails and the ground
-    net, the intended nets (``name -> pins``; what the spec text asks for), the plan graph ``Pi`` (pairs of
-    components that must interact), functional assertions and the parts library (for added passives)."""
+    """A design task, as :func:`design_from_dict` builds it from the benchmark JSON.
+
+    Attributes:
+      name: design name (``"ldo_power"``, ...).
+      tier: difficulty tier, ``"easy"``, ``"medium"`` or ``"hard"`` (``""`` if not given).
+      domain: application domain (power, LED, MCU core, ...; ``""`` if not given).
+      text: the natural-language design request.
+      bom: bill of materials, ``refdes -> Component`` with datasheet pin tables (no-connect pins have role
+        ``"nc"``).
+      rails: the listed rail nets (e.g. ``("3V3",)``).
+      ground: the ground net name (default ``"GND"``).
+      intent: the intended nets, ``net name -> ((refdes, pin), ...)``: what the design text asks for, the target
+        the reference generator wires.
+      plan: the plan graph ``Pi``, pairs ``(refdes, refdes)`` of components that must interact.
+      assertions: functional assertions as validated tuples (see
+        :func:`~jaxlab.agents.toposcope.rules.evaluate_assertions`).
+      parts: the parts library ``part name -> Component`` (templates for the passives a generator adds).
+    """
 
     name: str
     tier: str
@@ -67,7 +82,11 @@ def _parts_cached() -> dict[str, Component]:
 
 
 def load_parts() -> dict[str, Component]:
-    """The parts library: part name -> template :class:`Component` (refdes = part name)."""
+    """The shipped parts library (**[chosen]** datasheet pin tables, from ``data/designs.json``).
+
+    Returns:
+      ``part name -> template Component`` (its refdes is the part name); a fresh deep copy on every call.
+    """
     return copy.deepcopy(_parts_cached())
 
 
@@ -93,7 +112,16 @@ def design_from_dict(d: Mapping[str, Any], parts: Mapping[str, Component] | None
     """Build and validate a :class:`DesignSpec` from its JSON object (see the shipped data file).
 
     Required keys: ``bom`` (``refdes -> part``) and ``nets`` (``name -> ["REFDES.PIN", ...]``); optional ``name``,
-    ``tier``, ``domain``, ``text``, ``nc``, ``rails``, ``ground``, ``plan``, ``assertions``.
+    ``tier``, ``domain``, ``text``, ``nc`` (``refdes -> [no-connect pins]``), ``rails``, ``ground`` (default
+    ``"GND"``), ``plan`` (``[[refdes, refdes], ...]``), ``assertions``.
+
+    Args:
+      d: the design's JSON object (a mapping).
+      parts: parts library ``part name -> Component``; default :func:`load_parts`.
+      rules: the rules that ``no_violation`` assertions may name (default :data:`~jaxlab.agents.toposcope.rules.RULES`).
+
+    Returns:
+      The validated :class:`DesignSpec` (``rails`` and ``ground`` must be among the intended nets).
 
     Raises:
       TypeError: ``d`` is not a mapping.
@@ -145,7 +173,26 @@ def design_from_dict(d: Mapping[str, Any], parts: Mapping[str, Component] | None
 
 @cites(TOPOSCOPE)
 def load_benchmark(path: str | Path | None = None) -> list[DesignSpec]:
-    """The shipped benchmark designs (or those of another JSON file with ``parts`` and ``designs``)."""
+    """The benchmark designs: the seven shipped ones (**[chosen]** stand-ins for the paper's 20 designs, which
+    were not retrieved), or those of another JSON file.
+
+    Args:
+      path: optional JSON file with a ``parts`` object (``part -> {"ctype", "part", "pins"}``) and a ``designs``
+        list (objects as :func:`design_from_dict` reads them); ``None`` loads the shipped file.
+
+    Returns:
+      The designs as validated :class:`DesignSpec` objects, in file order.
+
+    Raises:
+      ValueError: the file lacks ``parts`` or ``designs``, or a part or design is invalid (named).
+      OSError: ``path`` cannot be read.
+
+    Example:
+      >>> from jaxlab.agents.toposcope import load_benchmark
+      >>> designs = load_benchmark()
+      >>> [(d.name, d.tier, len(d.bom)) for d in designs[:2]]
+      [('ldo_power', 'easy', 5), ('led_indicator', 'easy', 6)]
+    """
     data = _data() if path is None else json.loads(Path(path).read_text())
     missing = [key for key in ("parts", "designs") if not isinstance(data, Mapping) or key not in data]
     if missing:
@@ -158,8 +205,14 @@ def load_benchmark(path: str | Path | None = None) -> list[DesignSpec]:
 
 @cites(TOPOSCOPE)
 def toy_schematic() -> Schematic:
-    """The held-out toy schematic: a 3.3 V LDO board with an I2C sensor, header and LED, carrying exactly three
-    planted violations: ``U2.ADDR`` floating, LED ``D1`` without series resistor, no pull-up on ``U2.SCL``."""
+    """The held-out toy schematic (**[chosen]**): a 3.3 V LDO board with an I2C sensor, header and LED.
+
+    It carries exactly three planted violations: ``U2.ADDR`` floating (``R_floating``), LED ``D1`` without a
+    series resistor (``R_led_series``) and no pull-up on ``U2.SCL`` (``R_pullup``).
+
+    Returns:
+      A fresh :class:`Schematic` (9 components, 7 nets, rail ``3V3``).
+    """
     d = _data()["toy"]
     parts = _parts_cached()
     comps = {r: _place(r, part, parts) for r, part in d["components"].items()}
@@ -169,9 +222,26 @@ def toy_schematic() -> Schematic:
 
 @cites(TOPOSCOPE)
 def random_schematic(seed: int, n_components: int = 8, *, p_connect: float = 0.8) -> Schematic:
-    """A random schematic of ``n_components`` library parts (the MCU at most once): nets ``GND``, ``3V3``
-    (a listed rail) and ``N0..``; ground pins go to ``GND`` and power pins to ``3V3`` or a random net, other
-    pins to a random net, each with probability ``p_connect``. Used to cross-check matchers."""
+    """A random schematic of library parts, used to cross-check the rule matchers (**[chosen]** generator).
+
+    Parts are drawn with weight 3 for capacitors and resistors and 1 otherwise (the MCU only as component 0,
+    with probability 0.3 when ``n_components >= 6``). Nets: ``GND``, ``3V3`` (a listed rail) and
+    ``N0 .. N(m-1)``, ``m`` uniform in ``[2, 1 + n_components // 2]``. Each pin is connected with probability
+    ``p_connect``: a ground pin to ``GND`` with probability 0.8, a power pin to ``3V3`` with probability 0.6,
+    otherwise to a uniformly drawn net.
+
+    Args:
+      seed: int ``>= 0``, seed of the NumPy generator.
+      n_components: int ``>= 1``, the number of components (refdes ``X0, X1, ...``).
+      p_connect: float in ``[0, 1]``, the probability that a pin is connected (not checked).
+
+    Returns:
+      The :class:`Schematic`.
+
+    Raises:
+      TypeError: ``seed`` or ``n_components`` is not an int.
+      ValueError: ``seed < 0`` or ``n_components < 1``.
+    """
     check_int(seed, "seed", min_value=0)
     check_int(n_components, "n_components", min_value=1)
     rng = np.random.default_rng(seed)

@@ -74,7 +74,16 @@ class InvalidReference(ValueError):
 
 @dataclass
 class Pin:
-    """A datasheet pin: its name, role (one of :data:`ROLES`) and an optional datasheet note."""
+    """A datasheet pin: its name, its role ``rho(p)`` and an optional datasheet note.
+
+    Attributes:
+      name: the pin name as the datasheet writes it (``"VDD"``, ``"1"``).
+      role: the pin role ``rho(p)``, one of :data:`ROLES` (``"power_in"``, ``"ground"``, ``"i2c_sda"``, ...).
+      note: free-text datasheet note shown to generators (default ``""``).
+
+    Raises:
+      ValueError: ``role`` is not in :data:`ROLES`.
+    """
 
     name: str
     role: str
@@ -87,8 +96,20 @@ class Pin:
 
 @dataclass
 class Component:
-    """A placed part: reference designator, component type (``ic``, ``regulator``, ``capacitor``, ...), part
-    name and pin table ``{name: Pin}``."""
+    """A placed part ``c in C``: reference designator, component type, part name and pin table.
+
+    Attributes:
+      refdes: reference designator (``"U1"``, ``"C3"``); non-empty, without ``"."`` (pins are written
+        ``"REFDES.PIN"``).
+      ctype: component type, one of :data:`CTYPES` (``"ic"``, ``"regulator"``, ``"capacitor"``, ...); the rules
+        are written in this vocabulary.
+      part: part name in the parts library (``"ldo"``, ``"cap"``, ...).
+      pins: pin table ``{pin name: Pin}``; each key equals its pin's ``name``.
+
+    Raises:
+      ValueError: an empty or dotted ``refdes``, a ``ctype`` outside :data:`CTYPES`, or a pin-table key that
+        differs from its pin's name.
+    """
 
     refdes: str
     ctype: str
@@ -108,8 +129,19 @@ class Component:
 
 
 def check_schematic(sch: Any, name: str = "sch") -> Schematic:
-    """``sch`` itself when it is a :class:`Schematic`; raises ``TypeError`` naming ``name`` otherwise (a path or
-    JSON text goes through :func:`load_schematic` first)."""
+    """Check that ``sch`` is a :class:`Schematic` (a path or JSON text goes through :func:`load_schematic` first).
+
+    Args:
+      sch: the object to check.
+      name: the argument name used in the error message.
+
+    Returns:
+      ``sch`` itself.
+
+    Raises:
+      TypeError: ``sch`` is not a :class:`Schematic` (the message names ``name`` and, for a path or a string,
+        points to :func:`load_schematic`).
+    """
     if not isinstance(sch, Schematic):
         hint = "; load a path or JSON text with load_schematic()" if isinstance(sch, (str, Path)) else ""
         raise TypeError(f"{name} must be a Schematic, got {type(sch).__name__} {sch!r:.60}{hint}")
@@ -129,10 +161,20 @@ def parse_pin_ref(ref: str | PinRef, what: str = "pin reference") -> PinRef:
 
 @dataclass
 class Schematic:
-    """Components, nets (``name -> {(refdes, pin)}``) and the user-listed rail nets.
+    """A schematic graph: components ``C``, nets ``N`` with their pin members (the incidence ``E``), listed rails.
 
-    Every mutation validates its references: an unknown component, pin or net raises :class:`InvalidReference`,
-    a pin already on another net, a duplicate refdes or net raise ``ValueError``.
+    Each pin is on at most one net. Rail nets ``R`` (:meth:`rail_nets`) are the nets holding a ground-role pin
+    plus the listed ``rails``. Every mutation validates its references: an unknown component, pin or net raises
+    :class:`InvalidReference`; a pin already on another net, a duplicate refdes or net raise ``ValueError``.
+
+    Attributes:
+      components: ``refdes -> Component``; each key equals its component's ``refdes``.
+      nets: ``net name -> {(refdes, pin)}``, the pins on each net.
+      rails: names of the user-listed rail nets (power rails such as ``"3V3"``).
+
+    Raises:
+      ValueError: a ``components`` key differs from its refdes, or a pin is listed on two nets.
+      InvalidReference: a net names an unknown component or pin.
     """
 
     components: dict[str, Component] = field(default_factory=dict)
@@ -288,7 +330,20 @@ def component_from_dict(refdes: str, data: Any) -> Component:
 
 @cites(TOPOSCOPE)
 def load_schematic(path_or_text: str | Path) -> Schematic:
-    """Load a schematic from a JSON file path or a JSON string (see :meth:`Schematic.to_dict` for the format)."""
+    """Load a schematic from a JSON file path or a JSON string (see :meth:`Schematic.to_dict` for the format).
+
+    Args:
+      path_or_text: a path to a JSON file, or the JSON text itself (a string starting with ``{``).
+
+    Returns:
+      The :class:`Schematic`, every reference validated.
+
+    Raises:
+      ValueError: the text is not valid JSON, or the object is malformed (a missing ``components`` object, a
+        bad pin table, a pin on two nets, a rail that is not a net); :class:`InvalidReference` (a ``ValueError``)
+        when a net names an unknown component or pin.
+      OSError: ``path_or_text`` is a path that cannot be read.
+    """
     text = str(path_or_text)
     if not text.lstrip().startswith("{"):
         text = Path(path_or_text).read_text()
@@ -301,7 +356,18 @@ def load_schematic(path_or_text: str | Path) -> Schematic:
 
 @cites(TOPOSCOPE)
 def save_schematic(sch: Schematic, path: str | Path | None = None) -> str:
-    """Serialise ``sch`` to JSON (sorted, stable); write it to ``path`` when given. Returns the text."""
+    """Serialise ``sch`` to JSON (sorted keys and members, so the text is stable); write it to ``path`` if given.
+
+    Args:
+      sch: the :class:`Schematic` to save.
+      path: optional file to write; ``None`` only returns the text.
+
+    Returns:
+      The JSON text (the inverse of :func:`load_schematic`).
+
+    Raises:
+      TypeError: ``sch`` is not a :class:`Schematic`.
+    """
     check_schematic(sch, "sch")
     text = json.dumps(sch.to_dict(), indent=1, sort_keys=True)
     if path is not None:
@@ -316,7 +382,15 @@ def save_schematic(sch: Schematic, path: str | Path | None = None) -> str:
 
 @jax.jit
 def adjacency_from_incidence(incidence: Bool[Array, "c n"]) -> Bool[Array, "c c"]:
-    """``A = [(B B^T) > 0] and not I`` from a component-by-(non-rail)-net incidence ``B`` (jit, vmap)."""
+    """Component-graph adjacency ``A = [B B^T > 0] and not I`` from a component-by-net incidence ``B`` (jit, vmap).
+
+    Args:
+      incidence: ``(c, n)`` bool (or 0/1 integer) array ``B``, ``B[i, j]`` true when component ``i`` has a pin on
+        non-rail net ``j``.
+
+    Returns:
+      ``(c, c)`` bool array ``A``: ``A[i, j]`` true when ``i != j`` share a net.
+    """
     b = incidence.astype(jnp.int32)
     share = (b @ b.T) > 0
     return share & ~jnp.eye(b.shape[0], dtype=bool)
@@ -340,9 +414,20 @@ def _incidence(sch: Schematic, pad: bool = False) -> tuple[np.ndarray, list[str]
 
 @cites(TOPOSCOPE)
 def component_adjacency(sch: Schematic) -> tuple[Bool[Array, "c c"], list[str]]:
-    """Adjacency of the component graph ``H`` (components sharing a non-rail net) and the refdes order (sorted).
+    """Adjacency of the component graph ``H``: ``A = [B B^T > 0] - I`` over the non-rail nets.
 
-    Rails (ground nets and listed rails) are excluded, so power and ground do not join every component.
+    Rails ``R`` (ground nets and listed rails) are excluded from ``B``, so power and ground do not join every
+    component.
+
+    Args:
+      sch: the :class:`Schematic`.
+
+    Returns:
+      A tuple ``(adj, names)``: ``adj`` the ``(c, c)`` bool JAX array of :func:`adjacency_from_incidence`, and
+      ``names`` the ``c`` refdes in sorted order (row ``i`` of ``adj`` is ``names[i]``).
+
+    Raises:
+      TypeError: ``sch`` is not a :class:`Schematic`.
     """
     check_schematic(sch, "sch")
     b, names = _incidence(sch)
@@ -351,10 +436,30 @@ def component_adjacency(sch: Schematic) -> tuple[Bool[Array, "c c"], list[str]]:
 
 @cites(TOPOSCOPE, PCBSCHEMAGEN)
 def k_hop_reach(adj: Bool[Array, "c c"], k: int | jax.Array) -> Bool[Array, "c c"]:
-    """``reach_k = ((I + A)^k > 0)``: ``reach[i, j]`` is true when ``j`` is within ``k`` hops of ``i``.
+    """k-hop reach of the component graph, ``reach_k = ((I + A)^k > 0)``, so ``Nbr_k(c_i) = {c_j : reach[i, j]}``.
 
-    ``k`` boolean matrix products in a ``lax.fori_loop``; ``k`` may be traced (vmap over ``k``) and ``adj``
-    batched (vmap over designs padded to one size: padded rows/columns stay isolated). ``k < 0`` raises.
+    Computed by ``k`` boolean matrix products in a ``lax.fori_loop``. ``k`` may be traced (vmap over ``k``) and
+    ``adj`` batched (vmap over designs padded to one size: padded rows and columns stay isolated). The
+    neighbourhood ``Nbr_k`` follows PCBSchemaGen's knowledge-graph view (Zou, Han, Nazerian, Huang,
+    "PCBSchemaGen: Constraint-Guided Schematic Design via LLM for Printed Circuit Boards", arXiv:2602.00510);
+    its use for context scoping is reconstructed from the TopoScope abstract.
+
+    Args:
+      adj: ``(c, c)`` bool adjacency ``A`` (e.g. from :func:`component_adjacency`); cast to bool.
+      k: number of hops, an int ``>= 0`` or an int 0-d array (may be traced).
+
+    Returns:
+      ``(c, c)`` bool array: ``reach[i, j]`` true when ``j`` is within ``k`` hops of ``i`` (``reach_0 = I``).
+
+    Raises:
+      ValueError: ``adj`` is not 2-d or not square, or a concrete ``k < 0``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxlab.agents.toposcope import k_hop_reach
+      >>> path = jnp.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], dtype=bool)  # a - b - c
+      >>> k_hop_reach(path, 1)[0].tolist(), k_hop_reach(path, 2)[0].tolist()
+      ([True, True, False], [True, True, True])
     """
     check_ndim(adj, "adj", 2)
     if adj.shape[0] != adj.shape[1]:
@@ -375,7 +480,22 @@ def _reach(adj: jax.Array, k: jax.Array) -> jax.Array:
 
 
 def reach_sets(sch: Schematic, k: int) -> dict[str, set[str]]:
-    """``Nbr_k(c)`` for every component (refdes -> set of refdes, ``c`` included)."""
+    """``Nbr_k(c) = {c' : d_H(c, c') <= k}`` for every component, from :func:`k_hop_reach`.
+
+    The incidence is padded to powers of two (at least 16) so that designs of similar size share one compiled
+    kernel.
+
+    Args:
+      sch: the :class:`Schematic`.
+      k: number of hops, an int ``>= 0``.
+
+    Returns:
+      ``refdes -> set of refdes`` within ``k`` hops (``c`` itself included).
+
+    Raises:
+      TypeError: ``sch`` is not a :class:`Schematic`, or ``k`` is not an int.
+      ValueError: ``k < 0``.
+    """
     check_schematic(sch, "sch")
     check_int(k, "k", min_value=0)
     b, names = _incidence(sch, pad=True)

@@ -73,10 +73,15 @@ _PRED_KEYS = {"pin": {"role", "not_role", "name"}, "comp": {"ctype", "part"}, "n
 
 @dataclass(frozen=True)
 class Pattern:
-    """Typed variables ``{name: {"kind": ..., predicates...}}`` and edges ``(relation, a, b)``.
+    """A graph pattern: typed variables with predicates, and edges between them (**[chosen]** rule syntax).
 
     Predicates: pins ``role`` / ``not_role`` (lists of roles), ``name`` (list of pin names); components
     ``ctype`` / ``part`` (lists); nets ``ground`` / ``power`` (booleans).
+
+    Attributes:
+      vars: ``variable name -> {"kind": "pin" | "comp" | "net", predicate: value, ...}``.
+      edges: tuple of ``("on", pin_var, net_var)`` (pin on net) and ``("of", pin_var, comp_var)`` (pin of
+        component).
     """
 
     vars: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -88,8 +93,23 @@ class Pattern:
 
 @dataclass(frozen=True)
 class Rule:
-    """A datasheet constraint: ``kind`` in :data:`RULE_KINDS`, ``anchor`` and ``body`` patterns (the body may
-    use the anchor's variables) and a ``message`` formatted with the binding (``{p}``, ``{n}``, ...)."""
+    """A datasheet constraint ``(id, kind, anchor, body, message)``, checked by :func:`verify`.
+
+    For every distinct anchor binding ``a``: ``forall_exists`` is violated when no extension of ``a`` matches
+    ``anchor + body``; ``forbidden`` when some extension does.
+
+    Attributes:
+      id: rule identifier (``"R_decap_in"``, ...).
+      kind: ``"forall_exists"`` or ``"forbidden"`` (:data:`RULE_KINDS`).
+      anchor: the :class:`Pattern` quantified over (at least one variable).
+      body: the :class:`Pattern` that must (or must not) extend the anchor; it may use the anchor's variables.
+      message: violation message, formatted with the anchor binding (``{p}``, ``{n}``, ...).
+
+    Raises:
+      ValueError: an unknown ``kind``, variable kind, predicate, pin role or component type; a body variable
+        that repeats an anchor variable; an empty anchor; an edge that is malformed, names an unknown variable or
+        joins the wrong kinds.
+    """
 
     id: str
     kind: str
@@ -160,8 +180,16 @@ def _check_rule(rule: Rule) -> None:
 
 @cites(TOPOSCOPE)
 def check_rules(rules: Sequence[Rule], parts: Mapping[str, Any]) -> None:
-    """Check rules against a parts library ``{part: Component or {"pins": ...}}``: a rule naming a part must name
-    a known part, and pin-name predicates must name pins of those parts. Raises ``ValueError``."""
+    """Check rules against a parts library: a pin-name predicate on a pin of a component variable restricted to
+    named parts must name pins those parts have, and those parts must exist.
+
+    Args:
+      rules: the :class:`Rule` objects to check.
+      parts: parts library, ``part name -> Component`` or ``part name -> {"pins": ...}``.
+
+    Raises:
+      ValueError: a rule names an unknown part, or a pin the part does not have (both named).
+    """
     for rule in rules:
         for pat in (rule.anchor, rule.body):
             for name, spec in pat.vars.items():
@@ -180,7 +208,18 @@ def check_rules(rules: Sequence[Rule], parts: Mapping[str, Any]) -> None:
 
 
 def rules_from_json(text: str) -> list[Rule]:
-    """Rules from a JSON list of rule objects (see :meth:`Rule.to_dict`)."""
+    """Rules from a JSON list of rule objects (the format of :meth:`Rule.to_dict`).
+
+    Args:
+      text: JSON text, a list of objects with ``id``, ``kind``, ``anchor``, ``body`` and optional ``message``.
+
+    Returns:
+      The validated :class:`Rule` objects, in order.
+
+    Raises:
+      ValueError: invalid JSON (``json.JSONDecodeError``), a top level that is not a list, a missing field, or an
+        invalid rule (see :class:`Rule`).
+    """
     data = json.loads(text)
     if not isinstance(data, list):
         raise ValueError("rules JSON must be a list of rule objects")
@@ -229,8 +268,15 @@ RULES: tuple[Rule, ...] = (
 
 
 class Violation(NamedTuple):
-    """A rule violation: the rule id, the anchor binding (variable -> pin ``(refdes, pin)``, refdes or net
-    name) as sorted ``(var, value)`` pairs, the formatted message and the components the binding names."""
+    """A rule violation found by :func:`verify`.
+
+    Attributes:
+      rule_id: the violated rule's ``id``.
+      binding: the anchor binding as sorted ``(variable, value)`` pairs; a value is a pin ``(refdes, pin)``, a
+        refdes or a net name.
+      message: the rule's message formatted with the binding.
+      owners: the components the binding names (refdes of bound pins and bound component variables).
+    """
 
     rule_id: str
     binding: tuple[tuple[str, Any], ...]
@@ -360,14 +406,34 @@ def _check_rule_list(rules: Any, name: str = "rules") -> tuple[Rule, ...]:
 
 @cites(TOPOSCOPE, PCBSCHEMAGEN)
 def verify(sch: Schematic, rules: Sequence[Rule] = RULES, restrict_to: Iterable[str] | None = None) -> list[Violation]:
-    """Check ``rules`` on ``sch``; with ``restrict_to`` (refdes), only anchor bindings touching those components
-    (a bound pin or component among them; for net-only anchors, a bound net holding one of their pins) are
-    checked; bodies are always matched on the whole design. Returns violations sorted by rule order, then
-    binding.
+    """Verify pattern rules on a schematic by injective subgraph matching (plain-Python backtracking).
+
+    For each rule and each distinct anchor match ``a`` (variables bound injectively within a kind):
+    ``forall_exists`` reports ``a`` when no extension matches ``anchor + body``; ``forbidden`` when one does.
+    This is the subgraph-isomorphism verification of PCBSchemaGen (Zou, Han, Nazerian, Huang, "PCBSchemaGen:
+    Constraint-Guided Schematic Design via LLM for Printed Circuit Boards", arXiv:2602.00510), in the
+    **[chosen]** rule syntax reconstructed from the TopoScope abstract.
+
+    Args:
+      sch: the :class:`~jaxlab.agents.toposcope.graph.Schematic`.
+      rules: the :class:`Rule` objects to check (default :data:`RULES`).
+      restrict_to: optional refdes; only anchor bindings touching those components are checked (a bound pin or
+        component among them; for net-only anchors, a bound net holding one of their pins). Bodies are always
+        matched on the whole design.
+
+    Returns:
+      The :class:`Violation` list, sorted by rule order, then binding.
 
     Raises:
       TypeError: ``sch`` is not a :class:`~jaxlab.agents.toposcope.graph.Schematic` or ``rules`` holds something
         other than :class:`Rule` objects.
+
+    Example:
+      >>> from jaxlab.agents.toposcope import toy_schematic, verify
+      >>> [v.message for v in verify(toy_schematic())]
+      ['pin U2.ADDR is floating (not on a net with another pin)',
+       'LED D1 has no series resistor on its anode or cathode net',
+       'I2C pin U2.SCL on net SCL has no pull-up resistor to a power net']
     """
     check_schematic(sch, "sch")
     rules = _check_rule_list(rules)
@@ -402,7 +468,13 @@ ASSERTION_KINDS = {"same_net": 2, "series_through": 3, "has_between": 3, "no_vio
 
 
 class AssertionReport(NamedTuple):
-    """Per-assertion outcomes, the pass rate and whether the design passes (all assertions true)."""
+    """Outcome of :func:`evaluate_assertions`; ``pass_rate`` is the fraction passed (1 with no assertions) and
+    ``all_passed`` whether the design passes.
+
+    Attributes:
+      assertions: the evaluated assertions, as tuples.
+      passed: one bool per assertion.
+    """
 
     assertions: tuple[tuple[Any, ...], ...]
     passed: tuple[bool, ...]
@@ -460,14 +532,23 @@ def _bridges(sch: Schematic, na: str | None, nb: str | None, ctype: str) -> bool
 @cites(TOPOSCOPE)
 def evaluate_assertions(sch: Schematic, assertions: Sequence[Sequence[Any]],
                         rules: Sequence[Rule] = RULES) -> AssertionReport:
-    """Evaluate functional assertions on the final graph:
+    """Evaluate functional assertions on the final graph (**[chosen]** assertion vocabulary):
 
     * ``("same_net", p1, p2)``: both pins on one net;
     * ``("series_through", p1, p2, type)``: ``p1``, ``p2`` on different nets joined by a component of ``type``;
     * ``("has_between", net_a, rail, type)``: a component of ``type`` with pins on ``net_a`` and on ``rail``;
     * ``("no_violation", rule_id)``: :func:`verify` finds no violation of that rule.
 
-    Assertions naming pins or components absent from ``sch`` evaluate to ``False``.
+    Assertions naming pins, components or nets absent from ``sch`` evaluate to ``False``. The assertions are
+    expected to be validated already (:func:`~jaxlab.agents.toposcope.designs.design_from_dict` does it).
+
+    Args:
+      sch: the :class:`~jaxlab.agents.toposcope.graph.Schematic`.
+      assertions: sequence of assertion tuples as above (pins written ``"REFDES.PIN"``).
+      rules: the rules that ``no_violation`` assertions name (default :data:`RULES`).
+
+    Returns:
+      The :class:`AssertionReport`.
 
     Raises:
       TypeError: ``sch`` is not a :class:`~jaxlab.agents.toposcope.graph.Schematic`.
@@ -505,8 +586,19 @@ _CTYPE_IDS = {t: i for i, t in enumerate(CTYPES)}
 
 
 class DenseSchematic(NamedTuple):
-    """A schematic padded to ``P`` pins and ``N`` nets: per pin its component (index), role id, component
-    type id, net (-1 = none) and a validity mask; per net whether it is a listed rail."""
+    """A schematic padded to ``P`` pins and ``N`` nets, the input of :func:`rule_counts` (built by :func:`encode`).
+
+    Pins are in :meth:`~jaxlab.agents.toposcope.graph.Schematic.all_pins` order, components and nets in sorted
+    order; padding pins have ``pin_mask`` false.
+
+    Attributes:
+      pin_comp: ``(P,)`` int32 component index of each pin.
+      pin_role: ``(P,)`` int32 role id (index in the sorted :data:`~jaxlab.agents.toposcope.graph.ROLES`).
+      pin_ctype: ``(P,)`` int32 component-type id (index in :data:`~jaxlab.agents.toposcope.graph.CTYPES`).
+      pin_net: ``(P,)`` int32 net index, ``-1`` for an unconnected pin.
+      pin_mask: ``(P,)`` bool, true for real pins.
+      net_listed: ``(N,)`` bool, true for the listed rails.
+    """
 
     pin_comp: Int[Array, " P"]
     pin_role: Int[Array, " P"]
@@ -518,7 +610,22 @@ class DenseSchematic(NamedTuple):
 
 @cites(TOPOSCOPE)
 def encode(sch: Schematic, max_pins: int, max_nets: int) -> DenseSchematic:
-    """Pad ``sch`` to ``max_pins`` pins and ``max_nets`` nets (NumPy; raises if it does not fit)."""
+    """Encode ``sch`` as a :class:`DenseSchematic` padded to ``max_pins`` pins and ``max_nets`` nets (NumPy).
+
+    Designs padded to one size stack into a batch for ``jax.vmap(rule_counts)``.
+
+    Args:
+      sch: the :class:`~jaxlab.agents.toposcope.graph.Schematic`.
+      max_pins: ``P``, at least the schematic's number of pins.
+      max_nets: ``N``, at least the schematic's number of nets.
+
+    Returns:
+      The :class:`DenseSchematic` (JAX arrays).
+
+    Raises:
+      TypeError: ``sch`` is not a :class:`~jaxlab.agents.toposcope.graph.Schematic`.
+      ValueError: the schematic has more pins than ``max_pins`` or more nets than ``max_nets``.
+    """
     check_schematic(sch, "sch")
     pins = sch.all_pins()
     nets = sorted(sch.nets)
@@ -547,7 +654,21 @@ def rule_counts(d: DenseSchematic) -> Int[Array, " 6"]:
     With ``X[p, n] = [p on n]``, ``G[n]`` ground nets, ``W[n]`` power nets and the pair matrix
     ``M^t[a, b] = [a != b, same component of type t]``, a capacitor covers net ``n`` when
     ``sum_{a,b} X[a,n] M^cap[a,b] G[net b] (1 - X[b,n]) > 0`` (same for resistors with ``W``). Equals
-    ``[count of verify(sch, [rule]) for rule in RULES]`` on the unpadded schematic.
+    ``[count of verify(sch, [rule]) for rule in RULES]`` on the unpadded schematic (the rule counts of
+    PCBSchemaGen-style verification, arXiv:2602.00510, for the **[chosen]** built-in library).
+
+    Args:
+      d: the :class:`DenseSchematic` (from :func:`encode`); ``jax.vmap`` maps it over stacked designs padded
+        to one size.
+
+    Returns:
+      ``(6,)`` int32 counts: ``R_decap_in``, ``R_decap_out``, ``R_floating``, ``R_led_series``, ``R_pullup``,
+      ``R_short``.
+
+    Example:
+      >>> from jaxlab.agents.toposcope import encode, rule_counts, toy_schematic
+      >>> rule_counts(encode(toy_schematic(), max_pins=32, max_nets=8)).tolist()
+      [0, 0, 1, 1, 1, 0]
     """
     return _rule_counts(d)
 

@@ -250,10 +250,20 @@ def bt_expand(goal: Seq[str], actions: Seq[Action], state: Iterable[str], max_it
     ``Fallback(c, Sequence(pre(a)..., a))`` with the first action ``a`` (in ``actions`` order) such that
     ``c in add(a)`` and ``c not in pre(a)``; it stops when the tick returns SUCCESS or RUNNING.
 
-    ``imagine=True`` (**[chosen]** extension, not in the spec): when the tick returns RUNNING on action ``a``, the
-    state becomes ``apply_effects(a, state)`` and expansion continues until the tick succeeds, so the tree
-    covers the whole plan from ``state`` (what a planner run before execution needs) instead of only its next
-    step (BT Expansion's online use, re-expanding during execution).
+    ``imagine=True`` (**[chosen]** extension, not part of BT Expansion): when the tick returns RUNNING on action
+    ``a``, the state becomes ``apply_effects(a, state)`` and expansion continues until the tick succeeds, so the
+    tree covers the whole plan from ``state`` (what a planner run before execution needs) instead of only its
+    next step (BT Expansion's online use, re-expanding during execution).
+
+    Args:
+      goal: the goal literals ``G`` (a tuple of non-empty strings, not a bare string).
+      actions: the available :class:`Action` behaviour models, in achiever-preference order.
+      state: the symbolic start state ``s``, a collection of literals.
+      max_iters: most expansions, an int ``>= 1``.
+      imagine: expand the whole plan by imagined execution (see above).
+
+    Returns:
+      The behaviour tree (a :class:`Condition`, :class:`Sequence` or :class:`Fallback` root).
 
     Raises:
       ValueError: non-str literals, duplicate action names, an empty goal, a failing literal that no action

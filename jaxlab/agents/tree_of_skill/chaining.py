@@ -42,9 +42,29 @@ __all__ = ["EpisodeResult", "rollout_skill", "run_tos_episode", "skill_type"]
 
 def rollout_skill(env: BTEnv, act: Callable, done: Callable, horizon: int, key, state, obs, goal, mask,
                   finished=False, stochastic: bool = False):
-    """Run one skill from ``state`` until ``done(state)``, the env's ``done`` or ``horizon`` steps; a finished
-    episode is frozen. Returns ``(state, obs, done(state))`` (vmappable). ``stochastic``: ``act`` takes a fourth
-    argument, a key (split from each step's key; the env then gets the other half)."""
+    """Run one skill from ``state`` until ``done(state)``, the env's ``done`` or ``horizon`` steps (vmappable).
+
+    A ``lax.scan`` of exactly ``horizon`` steps, one key each (split from ``key``); once finished, the state and
+    observation are frozen.
+
+    Args:
+      env: the :class:`~jaxlab.agents.tree_of_skill.interfaces.BTEnv` (only ``env.step`` is used).
+      act: the skill's controller, ``act(obs, goal, mask) -> action`` (with ``stochastic``:
+        ``act(obs, goal, mask, key)``).
+      done: the skill's termination predicate ``done(state) -> bool``.
+      horizon: number of scan steps, a static int ``>= 1``.
+      key: PRNG key.
+      state: the environment state to start from.
+      obs: the observation of ``state``.
+      goal: ``(d_g,)`` goal handed to the skill (already masked).
+      mask: ``(d_g,)`` goal mask ``m``.
+      finished: bool (or bool 0-d array): start frozen (an episode already over).
+      stochastic: ``act`` takes a fourth argument, a key split from each step's key (the env gets the other
+        half).
+
+    Returns:
+      A tuple ``(state, obs, ok)``: the final state and observation, and ``ok = done(state)`` (bool 0-d array).
+    """
 
     def body(carry, k):
         st, ob, fin = carry
@@ -65,9 +85,16 @@ def rollout_skill(env: BTEnv, act: Callable, done: Callable, horizon: int, key, 
 
 
 class EpisodeResult(NamedTuple):
-    """Outcome of :func:`run_tos_episode` for ``B`` episodes: ``success`` (B,) bool (the final tick succeeded),
-    ``phases`` (B,) skills run, ``trace`` the skill names run per episode, ``goals`` (phases, B, d_g) goals
-    handed to the skills (zeros where masked), ``state`` the final env states."""
+    """Outcome of :func:`run_tos_episode` for ``B`` episodes.
+
+    Attributes:
+      success: ``(B,)`` bool NumPy array, the final tick returned SUCCESS.
+      phases: ``(B,)`` int NumPy array, the number of skills each episode ran.
+      trace: list of ``B`` lists, the action names each episode ran, in order.
+      goals: ``(n_phases, B, d_g)`` NumPy array, the goals handed to the skills in each phase (zeros where
+        masked or for finished episodes).
+      state: the final environment states (a pytree with leading axis ``B``).
+    """
 
     success: np.ndarray
     phases: np.ndarray
@@ -77,7 +104,14 @@ class EpisodeResult(NamedTuple):
 
 
 def skill_type(action: Action) -> str:
-    """Skill type of an action instance: its name up to ``(`` (``"Pick(rod)" -> "Pick"``)."""
+    """Skill type of an action instance: its name up to ``(`` (``"Pick(rod)" -> "Pick"``).
+
+    Args:
+      action: a :class:`~jaxlab.agents.tree_of_skill.behavior_tree.Action` leaf.
+
+    Returns:
+      The skill type, the key of the skill in the runner's ``skills``.
+    """
     return action.name.split("(", 1)[0]
 
 
@@ -116,18 +150,55 @@ def run_tos_episode(key: jax.Array, bt: Node, skills: Mapping[str, Skill], guide
                     dep: Collection[tuple[str, str]], env: BTEnv, *, num_episodes: int = 1, max_phases: int = 8,
                     guidance: str | Mapping[str, str] = "tos",
                     skill_of: Callable[[Action], str] = skill_type) -> EpisodeResult:
-    """Run ``num_episodes`` BT-driven episodes (vmapped) with skill chaining.
+    """Run ``num_episodes`` BT-driven episodes (vmapped) with skill chaining (the Tree-of-Skill runner).
 
     Each phase ticks ``bt`` on every episode's literals (Python); the running action ``a`` selects skill
-    ``k = skill_of(a)``; its goal comes from ``guides[(k, k')]`` (the mean ``mu_g``) when ``guidance`` allows it and
-    ``(k, k') in dep``, else ``mu = 0``. ``guidance``: ``"tos"`` (``k'`` = successor predicted by the behaviour
-    models), ``"none"`` (independent skills, ``mu = 0`` everywhere), or a mapping ``k -> k'`` (fixed-sequence
-    chaining: guidance from the predefined next skill, whatever the BT would do). Episodes end when the tick
-    succeeds or fails, or after ``max_phases`` skills.
+    ``k = skill_of(a)``; its goal is ``g = mu_g`` of ``guides[(k, k')]`` when ``guidance`` names a successor
+    ``k'`` and ``(k, k') in dep``, else ``mu = 0``. Then every episode runs its skill for up to its horizon in one
+    jitted, vmapped call (:func:`rollout_skill`, skills chosen by ``lax.switch``). Episodes end when the tick
+    succeeds or fails, or after ``max_phases`` skills. The method is reconstructed from the abstract of
+    "Tree-of-Skill: Neural-Symbolic Dynamic Skill Chaining in Behavior-Tree-Driven Reinforcement Learning"
+    (2026; authors and arXiv id not retrieved) and from BT Expansion (Cai, Li, Huang, Yang, "BT Expansion: a
+    Sound and Complete Algorithm for Behavior Planning of Intelligent Robots with Behavior Trees", AAAI 2021);
+    the successor prediction by an imagined tick and the dependency flags are **[chosen]**.
+
+    Args:
+      key: PRNG key (resets and rollouts).
+      bt: the behaviour tree (e.g. from :func:`~jaxlab.agents.tree_of_skill.behavior_tree.bt_expand`).
+      skills: ``skill type -> Skill``, every type the tree runs.
+      guides: ``(k, k') -> guiding network``, a callable ``obs -> (mu_g, log sigma_g)`` (e.g. a
+        :class:`~jaxlab.agents.tree_of_skill.policies.GuidingNet`); may be empty.
+      dep: the dependency flags, pairs ``(k, k')`` whose guidance is used.
+      env: the :class:`~jaxlab.agents.tree_of_skill.interfaces.BTEnv`.
+      num_episodes: ``B``, an int ``>= 1``.
+      max_phases: most skills run per episode, an int ``>= 1``.
+      guidance: ``"tos"`` (``k'`` = successor predicted by the behaviour models,
+        :func:`~jaxlab.agents.tree_of_skill.behavior_tree.predict_successor`), ``"none"`` (independent skills,
+        ``mu = 0`` everywhere), or a mapping ``k -> k'`` (fixed-sequence chaining: guidance from the predefined
+        next skill, whatever the BT would do).
+      skill_of: maps an action leaf to its skill type (default :func:`skill_type`).
+
+    Returns:
+      The :class:`EpisodeResult`.
 
     Raises:
-      ValueError: unknown skill types in the tree, guides for pairs outside ``dep`` naming unknown skills, a bad
-        ``guidance`` value, or non-positive ``num_episodes``/``max_phases``.
+      ValueError: an invalid tree, empty ``skills``, a ``guides`` key naming a skill not in ``skills``, a bad
+        ``guidance`` value, ``num_episodes``, ``max_phases`` or a skill's ``horizon`` below 1, or a tree action
+        whose skill type is not in ``skills``.
+      TypeError: ``num_episodes``, ``max_phases`` or a skill's ``horizon`` is not an int.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.agents.tree_of_skill import BTEnv, Skill, goal_spec, run_tos_episode
+      >>> from jaxlab.agents.tree_of_skill.behavior_tree import Action, bt_expand
+      >>> env = BTEnv(reset=lambda key: (jnp.zeros(1), jnp.zeros(1)),  # a 1-d walk to x >= 1
+      ...             step=lambda key, s, u: (s + 0.5 * u, s + 0.5 * u, 0.0, jnp.asarray(False), {}),
+      ...             literals=lambda s: {"At": s[0] >= 1.0})
+      >>> bt = bt_expand(("At",), [Action("Go", add=frozenset({"At"}))], set())
+      >>> go = Skill(lambda o, g, m: jnp.ones(1), goal_spec(0, 1), 3, lambda s: s[0] >= 1.0)
+      >>> res = run_tos_episode(jax.random.key(0), bt, {"Go": go}, {}, set(), env, num_episodes=2)
+      >>> res.success.tolist(), res.trace
+      ([True, True], [['Go'], ['Go']])
     """
     validate_tree(bt)
     n = check_int(num_episodes, "num_episodes", min_value=1)

@@ -34,7 +34,14 @@ __all__ = ["GuideConfig", "GuideMetrics", "GuideState", "guiding_algorithm", "tr
 
 
 class GuideConfig(NamedTuple):
-    """Guiding-network training (defaults: Adam, learning rate 1e-3)."""
+    """Hyperparameters of guiding-network training (optax Adam; defaults **[chosen]**).
+
+    Attributes:
+      lr: Adam learning rate, ``> 0`` (default ``1e-3``).
+      num_updates: number of updates (steps of :func:`guiding_algorithm`), ``>= 1``.
+      batch: episodes per update, ``>= 1``.
+      baseline_decay: decay of the running-mean baseline, ``b <- decay b + (1 - decay) mean R``.
+    """
 
     lr: float = 1e-3
     num_updates: int = 100
@@ -43,14 +50,28 @@ class GuideConfig(NamedTuple):
 
 
 class GuideMetrics(NamedTuple):
+    """Per-update diagnostics of guiding-network training (0-d per step; ``(num_updates,)`` from
+    :func:`train_guiding`).
+
+    Attributes:
+      mean_return: mean return ``R = 1[k succeeded] + 1[k' succeeded]`` of the update's episodes.
+      success_k: success rate of the guided skill ``k``.
+      success_next: success rate of its successor ``k'``.
+    """
+
     mean_return: jax.Array  # (num_updates,) mean R = 1[k ok] + 1[k' ok]
     success_k: jax.Array  # (num_updates,)
     success_next: jax.Array  # (num_updates,)
 
 
 class GuideState(NamedTuple):
-    """State of guiding-network training: the trainer's state (the network's parameters, Adam state, update
-    count) and the running-mean baseline ``b`` of the return."""
+    """State of guiding-network training.
+
+    Attributes:
+      train: the trainer's :class:`~jaxlab.core.train.TrainState` (the network's array parameters, Adam state,
+        update count).
+      baseline: 0-d float array, the running-mean baseline ``b`` of the return.
+    """
 
     train: TrainState
     baseline: jax.Array
@@ -86,6 +107,20 @@ def guiding_algorithm(env: BTEnv, skill_k: Skill, skill_next: Skill, guide: Guid
 
     Raises:
       ValueError: a non-positive ``cfg.lr``, ``cfg.num_updates`` or ``cfg.batch``.
+      TypeError: ``cfg.num_updates`` or ``cfg.batch`` is not an int.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.agents.tree_of_skill import BTEnv, GuideConfig, GuidingNet, Skill, goal_spec, guiding_algorithm
+      >>> env = BTEnv(lambda key: (jnp.zeros(1), jnp.zeros(1)),  # a 1-d walk to x >= 1
+      ...             lambda key, s, u: (s + 0.5 * u[:1], s + 0.5 * u[:1], 0.0, jnp.asarray(False), {}),
+      ...             lambda s: {"At": s[0] >= 1.0})
+      >>> go = Skill(lambda o, g, m: jnp.ones(1), goal_spec(1, 1), 3, lambda s: s[0] >= 1.0)
+      >>> guide = GuidingNet(jax.random.key(0), obs_dim=1, d_g=1, width=4, depth=1)
+      >>> algo = guiding_algorithm(env, go, go, guide, GuideConfig(batch=4))
+      >>> state = algo.init(guide)  # then jaxlab.core.run(algo.step, state, key, num_steps)
+      >>> float(state.baseline)
+      0.0
     """
     cfg = GuideConfig() if cfg is None else cfg
     _, batch = _check_cfg(cfg)
@@ -131,11 +166,44 @@ def guiding_algorithm(env: BTEnv, skill_k: Skill, skill_next: Skill, guide: Guid
 @cites(TOS)
 def train_guiding(key: jax.Array, env: BTEnv, skill_k: Skill, skill_next: Skill, guide: GuidingNet,
                   cfg: GuideConfig | None = None) -> tuple[GuidingNet, GuideMetrics]:
-    """Train ``G_{k' <- k}`` as a one-step contextual bandit with REINFORCE and a running-mean baseline (skills
-    frozen): ``o_0 ~ reset``, ``g ~ N(mu_g(o_0), sigma_g^2)``, run ``k`` with goal ``g`` (``mu = 1``), then ``k'``
-    goal-free; ``R = 1[k ok] + 1[k' ok]``; minimise ``-(R - b) sum_j m_j log N(g_j; mu_j, sigma_j^2)``.
-    :func:`guiding_algorithm` driven by :func:`jaxlab.core.run` for ``cfg.num_updates`` updates in one jitted
-    scan, episodes vmapped; optax Adam. Returns the trained network and per-update metrics."""
+    """Train ``G_{k' <- k}`` as a one-step contextual bandit with REINFORCE and a running-mean baseline.
+
+    With the skills frozen: ``o_0 ~ reset``, ``g ~ N(mu_g(o_0), sigma_g^2)``, run ``k`` with goal ``g``
+    (``mu = 1``), then ``k'`` goal-free; ``R = 1[k ok] + 1[k' ok]``; minimise
+    ``-(R - b) sum_j m_j log N(g_j; mu_j, sigma_j^2)`` (``m = m_k^space``) and update
+    ``b <- decay b + (1 - decay) mean R``. :func:`guiding_algorithm` driven by :func:`jaxlab.core.run` for
+    ``cfg.num_updates`` updates in one jitted scan, episodes vmapped; optax Adam. The bandit objective is the
+    **[chosen]** minimal version of the guidance training that the Tree-of-Skill abstract describes; the
+    estimator is REINFORCE (Williams, Machine Learning 8, 1992).
+
+    Args:
+      key: PRNG key of the training episodes.
+      env: the :class:`~jaxlab.agents.tree_of_skill.interfaces.BTEnv`.
+      skill_k: the guided skill ``k`` (run with the sampled goal).
+      skill_next: its successor ``k'`` (run goal-free).
+      guide: the initial :class:`~jaxlab.agents.tree_of_skill.policies.GuidingNet`.
+      cfg: hyperparameters, a :class:`GuideConfig` (default ``GuideConfig()``).
+
+    Returns:
+      A tuple ``(guide, metrics)``: the trained network and the :class:`GuideMetrics` with ``(num_updates,)``
+      arrays.
+
+    Raises:
+      ValueError: a non-positive ``cfg.lr``, ``cfg.num_updates`` or ``cfg.batch``.
+      TypeError: ``cfg.num_updates`` or ``cfg.batch`` is not an int.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.agents.tree_of_skill import BTEnv, GuideConfig, GuidingNet, Skill, goal_spec, train_guiding
+      >>> env = BTEnv(lambda key: (jnp.zeros(1), jnp.zeros(1)),  # a 1-d walk to x >= 1
+      ...             lambda key, s, u: (s + 0.5 * u[:1], s + 0.5 * u[:1], 0.0, jnp.asarray(False), {}),
+      ...             lambda s: {"At": s[0] >= 1.0})
+      >>> go = Skill(lambda o, g, m: jnp.ones(1), goal_spec(1, 1), 3, lambda s: s[0] >= 1.0)
+      >>> guide = GuidingNet(jax.random.key(0), obs_dim=1, d_g=1, width=4, depth=1)
+      >>> guide, metrics = train_guiding(jax.random.key(1), env, go, go, guide, GuideConfig(num_updates=2, batch=2))
+      >>> metrics.mean_return.shape
+      (2,)
+    """
     cfg = GuideConfig() if cfg is None else cfg
     n_up, _ = _check_cfg(cfg)
     algo = guiding_algorithm(env, skill_k, skill_next, guide, cfg)

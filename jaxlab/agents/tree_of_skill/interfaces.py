@@ -28,14 +28,31 @@ __all__ = ["BTEnv", "GoalSpec", "Skill", "SkillEnv", "goal_spec", "masked_goal"]
 
 
 class GoalSpec(NamedTuple):
-    """A skill's goal space: its own dimension ``d_k`` and the static mask ``m_k^space`` in ``R^{d_g}``."""
+    """A skill's goal space ``G_k subset R^{d_k}``, padded to ``R^{d_g}``, as its dimension and static mask.
+
+    Attributes:
+      dim: ``d_k``, the number of goal entries the skill uses (its first ``d_k`` of ``d_g``).
+      space_mask: ``(d_g,)`` float array ``m_k^space`` of 0/1, ones on the used entries.
+    """
 
     dim: int
     space_mask: jax.Array
 
 
 def goal_spec(dim: int, d_g: int) -> GoalSpec:
-    """Goal spec whose first ``dim`` of ``d_g`` entries are used."""
+    """The :class:`GoalSpec` whose first ``dim`` of ``d_g`` entries are used: ``m_k^space = [j < dim]``.
+
+    Args:
+      dim: ``d_k``, an int in ``[0, d_g]`` (0: a goal-free skill).
+      d_g: the padded goal dimension, an int ``>= 1``.
+
+    Returns:
+      The :class:`GoalSpec` (mask in the default float dtype).
+
+    Raises:
+      TypeError: ``dim`` or ``d_g`` is not an int.
+      ValueError: ``dim < 0``, ``d_g < 1`` or ``dim > d_g``.
+    """
     dim = check_int(dim, "dim", min_value=0)
     d_g = check_int(d_g, "d_g", min_value=1)
     if dim > d_g:
@@ -45,12 +62,33 @@ def goal_spec(dim: int, d_g: int) -> GoalSpec:
 
 @cites(TOS)
 def masked_goal(goal: Any, spec: GoalSpec, use_goal: Any) -> tuple[jax.Array, jax.Array]:
-    """``(g * m, m)`` with ``m = m_k^space * mu`` (jit/vmap). Masked entries are set to exactly 0 (not multiplied),
-    so that a policy given ``mu = 0`` sees the same input whatever the goal vector holds, even non-finite.
+    """The policy's goal input ``(g * m, m)`` with the runtime mask ``m = m_k^space * mu`` (jit/vmap).
+
+    Masked entries are set to exactly 0 (not multiplied), so that a policy given ``mu = 0`` sees the same input
+    whatever the goal vector holds, even non-finite. The goal-mask interface is reconstructed from the
+    Tree-of-Skill abstract (the paper's text was not retrieved).
+
+    Args:
+      goal: ``(d_g,)`` float array ``g``, the goal handed to the skill.
+      spec: the skill's :class:`GoalSpec`; ``spec.space_mask`` is ``m_k^space``.
+      use_goal: ``mu``, a 0-d 0/1 number or bool: whether a successor hands a goal.
+
+    Returns:
+      A tuple ``(masked_goal, mask)`` of ``(d_g,)`` arrays: ``where(m > 0, g, 0)`` in ``goal``'s dtype, and
+      ``m`` in the mask's dtype.
 
     Raises:
-      ValueError: ``goal`` not of length ``d_g`` (trace time), or a mask / ``use_goal`` not in {0, 1} (eagerly;
-        under ``jit`` a run-time error with the same message).
+      ValueError: ``goal`` not of shape ``(d_g,)`` or ``use_goal`` not 0-d (trace time), or ``spec.space_mask`` /
+        ``use_goal`` not in {0, 1} (eagerly; under ``jit`` a run-time error with the same message).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxlab.agents.tree_of_skill import goal_spec, masked_goal
+      >>> g, m = masked_goal(jnp.array([0.25, 0.5]), goal_spec(1, 2), 1)
+      >>> g.tolist(), m.tolist()
+      ([0.25, 0.0], [1.0, 0.0])
+      >>> masked_goal(jnp.array([jnp.nan, 0.5]), goal_spec(1, 2), 0)[0].tolist()  # mu = 0: no goal
+      [0.0, 0.0]
     """
     goal = jnp.asarray(goal)
     space = jnp.asarray(spec.space_mask)
@@ -64,11 +102,18 @@ def masked_goal(goal: Any, spec: GoalSpec, use_goal: Any) -> tuple[jax.Array, ja
 
 
 class Skill(NamedTuple):
-    """A skill as the ToS runner executes it: ``act(obs, goal, mask) -> action`` (pure JAX; a trained
-    :class:`SkillPolicy`'s ``act`` or a scripted controller), its goal spec, a step budget, and the termination
-    predicate ``done(env_state) -> bool`` (its success condition). With ``stochastic=True`` the runner calls
-    ``act(obs, goal, mask, key)`` with a fresh key each step (e.g. :meth:`SkillPolicy.sample`: a PPO policy is
-    trained and measured as the Gaussian policy, and its mean alone may never close a thresholded gripper)."""
+    """A skill as the ToS runner (:func:`~jaxlab.agents.tree_of_skill.chaining.run_tos_episode`) executes it.
+
+    Attributes:
+      act: ``act(obs, goal, mask) -> action`` (pure JAX; a trained :class:`SkillPolicy`'s ``act`` or a scripted
+        controller); with ``stochastic=True``, ``act(obs, goal, mask, key)``.
+      spec: the skill's goal space, a :class:`GoalSpec`.
+      horizon: step budget of one execution, an int ``>= 1``.
+      done: termination predicate ``done(env_state) -> bool`` (the skill's success condition).
+      stochastic: ``True`` makes the runner pass a fresh key each step (e.g. :meth:`SkillPolicy.sample`: a PPO
+        policy is trained and measured as the Gaussian policy, and its mean alone may never close a thresholded
+        gripper).
+    """
 
     act: Callable
     spec: GoalSpec
@@ -78,8 +123,13 @@ class Skill(NamedTuple):
 
 
 class BTEnv(NamedTuple):
-    """An environment for BT-driven execution: ``reset(key) -> (obs, state)``, ``step(key, state, action) ->
-    (obs, state, reward, done, info)`` and ``literals(state) -> {literal: bool array}`` (all pure JAX)."""
+    """An environment for BT-driven execution (all functions pure JAX, vmappable).
+
+    Attributes:
+      reset: ``reset(key) -> (obs, state)``.
+      step: ``step(key, state, action) -> (obs, state, reward, done, info)``.
+      literals: ``literals(state) -> {literal: bool 0-d array}``, the symbolic state the BT is ticked on.
+    """
 
     reset: Callable
     step: Callable
@@ -87,8 +137,13 @@ class BTEnv(NamedTuple):
 
 
 class SkillEnv(NamedTuple):
-    """A goal-conditioned skill MDP: ``reset(key) -> (obs, state, goal, mask)`` samples the initiation set and
-    the goal; ``step(key, state, action, goal, mask) -> (obs, state, reward, done, success)``."""
+    """A goal-conditioned skill MDP, what :func:`~jaxlab.agents.tree_of_skill.ppo.ppo_train` trains on (pure JAX).
+
+    Attributes:
+      reset: ``reset(key) -> (obs, state, goal, mask)``: samples a start in the initiation set and a goal; the
+        goal is already masked (``mask`` = ``m_k^space * mu``).
+      step: ``step(key, state, action, goal, mask) -> (obs, state, reward, done, success)``.
+    """
 
     reset: Callable
     step: Callable

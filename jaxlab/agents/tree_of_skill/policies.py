@@ -22,8 +22,26 @@ def mlp(key: jax.Array, n_in: int, n_out: int | str, width: int, depth: int) -> 
 
 
 class SkillPolicy(eqx.Module):
-    """Goal-conditioned Gaussian actor-critic ``pi_k(u | o, g * m, m)`` (two MLPs, tanh, state-independent
-    ``log_std``). The goal enters only through ``where(m > 0, g, 0)`` and ``m``."""
+    """Goal-conditioned Gaussian actor-critic ``pi_k(u | o, g * m, m) = N(mu(x), diag(exp(log_std))^2)`` with
+    ``x = [o, where(m > 0, g, 0), m]`` (two tanh MLPs, a state-independent ``log_std``; **[chosen]**).
+
+    The goal enters only through ``where(m > 0, g, 0)`` and ``m``. ``policy(obs, goal, mask)`` returns
+    ``(mean (action_dim,), log_std (action_dim,), value ())``; :meth:`act` the mean, :meth:`sample` a draw.
+
+    Args:
+      key: PRNG key of the initialisation.
+      obs_dim: observation size.
+      action_dim: action size.
+      d_g: padded goal dimension (the MLPs read ``obs_dim + 2 d_g`` inputs).
+      width: hidden width of both MLPs.
+      depth: number of hidden layers of both MLPs.
+      init_log_std: initial value of every ``log_std`` entry.
+
+    Attributes:
+      actor: the mean network ``x -> mu(x)``, an ``eqx.nn.MLP`` with ``action_dim`` outputs.
+      critic: the value network ``x -> V(x)``, an ``eqx.nn.MLP`` with a scalar output.
+      log_std: ``(action_dim,)`` float array, the log standard deviation of the Gaussian.
+    """
 
     actor: eqx.nn.MLP
     critic: eqx.nn.MLP
@@ -52,8 +70,25 @@ class SkillPolicy(eqx.Module):
 
 
 class GuidingNet(eqx.Module):
-    """``G_{k' <- k}(o) -> (mu_g, log sigma_g)``, ``mu_g = mu_scale * tanh(.)`` (bounded to the goal space),
-    ``log sigma_g = clip(. + init_log_sigma, -5, 1)``."""
+    """The guiding network ``G_{k' <- k}(o) -> (mu_g, log sigma_g)`` that hands skill ``k`` a goal for its
+    successor ``k'`` (**[chosen]** architecture): with ``z = MLP(o)`` split in two halves ``z_1, z_2``,
+    ``mu_g = mu_scale * tanh(z_1)`` (bounded to the goal space) and ``log sigma_g = clip(z_2 + init_log_sigma,
+    -5, 1)``; ``net(obs)`` returns both, ``(d_g,)`` each.
+
+    Args:
+      key: PRNG key of the initialisation.
+      obs_dim: observation size.
+      d_g: padded goal dimension.
+      width: hidden width of the MLP.
+      depth: number of hidden layers.
+      mu_scale: bound of ``|mu_g|``.
+      init_log_sigma: offset of ``log sigma_g`` (its value at ``z_2 = 0``).
+
+    Attributes:
+      mlp: the tanh ``eqx.nn.MLP`` ``obs_dim -> 2 d_g``.
+      mu_scale: float, bound of ``|mu_g|`` (static).
+      init_log_sigma: float, offset of ``log sigma_g`` (static).
+    """
 
     mlp: eqx.nn.MLP
     mu_scale: float = eqx.field(static=True)

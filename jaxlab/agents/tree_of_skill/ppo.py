@@ -34,6 +34,23 @@ __all__ = ["PPOConfig", "PPOMetrics", "PPOState", "SkillEnv", "ppo_algorithm", "
 
 
 class PPOConfig(NamedTuple):
+    """PPO hyperparameters (defaults: the usual PPO/purejaxrl values, **[chosen]** for the reconstruction).
+
+    Attributes:
+      lr: Adam learning rate, ``> 0``.
+      gamma: discount ``gamma``.
+      gae_lambda: GAE ``lambda``.
+      clip_eps: clipping ``eps`` of the ratio ``rho``.
+      update_epochs: epochs over each rollout.
+      num_minibatches: minibatches per epoch; must divide ``num_envs * num_steps``.
+      num_envs: parallel (vmapped) environments, ``>= 1``.
+      num_steps: rollout length per update, ``>= 1``.
+      num_updates: number of PPO updates (steps of :func:`ppo_algorithm`), ``>= 1``.
+      vf_coef: value-loss coefficient ``c_v``.
+      ent_coef: entropy coefficient ``c_e`` (the Gaussian entropy up to a constant, ``sum log_std``).
+      max_grad_norm: global-norm gradient clipping threshold.
+    """
+
     lr: float = 3e-4
     gamma: float = 0.99
     gae_lambda: float = 0.95
@@ -49,6 +66,14 @@ class PPOConfig(NamedTuple):
 
 
 class PPOMetrics(NamedTuple):
+    """Per-update diagnostics of PPO (0-d per step; ``(num_updates,)`` from :func:`ppo_train`).
+
+    Attributes:
+      mean_reward: mean reward per environment step of the update's rollout.
+      success_rate: successes per finished episode in the rollout (successes / max(episodes ended, 1)).
+      loss: mean minibatch loss of the update.
+    """
+
     mean_reward: jax.Array  # (num_updates,) per step
     success_rate: jax.Array  # (num_updates,) successes per finished episode
     loss: jax.Array  # (num_updates,)
@@ -59,8 +84,16 @@ def _log_prob(mean, log_std, u):
 
 
 class PPOState(NamedTuple):
-    """State of PPO training: the trainer's state (policy parameters, Adam state, update count) and the
-    ``num_envs`` running environments (their states, observations, goals and goal masks)."""
+    """State of PPO training.
+
+    Attributes:
+      train: the trainer's :class:`~jaxlab.core.train.TrainState` (the policy's array parameters, optimiser
+        state, update count).
+      env_state: the ``num_envs`` environment states (a pytree with leading axis ``num_envs``).
+      obs: ``(num_envs, obs_dim)`` current observations.
+      goal: ``(num_envs, d_g)`` current (masked) goals.
+      mask: ``(num_envs, d_g)`` current goal masks.
+    """
 
     train: TrainState
     env_state: Any
@@ -103,6 +136,22 @@ def ppo_algorithm(env: SkillEnv, policy: eqx.Module, cfg: PPOConfig | None = Non
     Raises:
       ValueError: a non-positive ``cfg.lr``, ``cfg.num_envs``, ``cfg.num_steps``, ``cfg.num_minibatches`` or
         ``cfg.num_updates``, or minibatches that do not divide ``num_envs * num_steps``.
+      TypeError: one of those integer fields is not an int.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.agents.tree_of_skill import PPOConfig, SkillEnv, SkillPolicy, ppo_algorithm
+      >>> def reset(key):  # a goal-free 1-d reach: drive x to 0 (RodInsert2D's Pick: rodinsert.pick_skill_env)
+      ...     x = jax.random.uniform(key, (1,), minval=-1.0, maxval=1.0)
+      ...     return x, x, jnp.zeros(1), jnp.zeros(1)  # obs, state, goal, mask
+      >>> def step(key, x, u, goal, mask):
+      ...     x = x + 0.1 * u
+      ...     return x, x, -jnp.abs(x[0]), jnp.abs(x[0]) < 0.05, jnp.abs(x[0]) < 0.05
+      >>> policy = SkillPolicy(jax.random.key(0), obs_dim=1, action_dim=1, d_g=1, width=4, depth=1)
+      >>> algo = ppo_algorithm(SkillEnv(reset, step), policy, PPOConfig(num_envs=4, num_steps=8, num_minibatches=2))
+      >>> state = algo.init(jax.random.key(1), policy)  # then jaxlab.core.run(algo.step, state, key, num_steps)
+      >>> state.obs.shape, state.goal.shape
+      ((4, 1), (4, 1))
     """
     cfg = PPOConfig() if cfg is None else cfg
     n_env, n_steps, n_mb = _check_cfg(cfg)
@@ -186,9 +235,31 @@ def ppo_algorithm(env: SkillEnv, policy: eqx.Module, cfg: PPOConfig | None = Non
 @cites(PPO, TOS)
 def ppo_train(key: jax.Array, env: SkillEnv, policy: eqx.Module, cfg: PPOConfig | None = None
               ) -> tuple[eqx.Module, PPOMetrics]:
-    """Train ``policy`` on ``env`` with PPO for ``cfg.num_updates`` updates: :func:`ppo_algorithm` driven by
-    :func:`jaxlab.core.run` in one jitted scan. Returns the trained policy and the per-update metrics (arrays of
-    length ``num_updates``)."""
+    """Train a goal-conditioned skill ``policy`` on ``env`` with PPO for ``cfg.num_updates`` updates.
+
+    :func:`ppo_algorithm` driven by :func:`jaxlab.core.run` in one jitted scan: clipped surrogate
+    ``min(rho A, clip(rho, 1 - eps, 1 + eps) A)`` with GAE advantages (Schulman, Wolski, Dhariwal, Radford,
+    Klimov, "Proximal Policy Optimization Algorithms", arXiv:1707.06347), the losses in the module docstring.
+    Stage 1 of the Tree-of-Skill reconstruction (skills trained goal-conditioned, goals masked with probability
+    ``p_drop`` by the environment's reset). Even at toy sizes the compilation takes several seconds; see
+    :func:`ppo_algorithm` for a step-by-step use.
+
+    Args:
+      key: PRNG key (environment resets, actions, minibatch permutations).
+      env: the goal-conditioned skill MDP, a :class:`~jaxlab.agents.tree_of_skill.interfaces.SkillEnv`.
+      policy: the initial :class:`~jaxlab.agents.tree_of_skill.policies.SkillPolicy` (any module with its call
+        signature).
+      cfg: hyperparameters, a :class:`PPOConfig` (default ``PPOConfig()``).
+
+    Returns:
+      A tuple ``(policy, metrics)``: the trained policy (same structure as ``policy``) and the
+      :class:`PPOMetrics` with ``(num_updates,)`` arrays.
+
+    Raises:
+      ValueError: a non-positive ``cfg.lr``, ``cfg.num_envs``, ``cfg.num_steps``, ``cfg.num_minibatches`` or
+        ``cfg.num_updates``, or minibatches that do not divide ``num_envs * num_steps``.
+      TypeError: one of those integer fields is not an int.
+    """
     cfg = PPOConfig() if cfg is None else cfg
     algo = ppo_algorithm(env, policy, cfg)
     params, static = eqx.partition(policy, eqx.is_inexact_array)

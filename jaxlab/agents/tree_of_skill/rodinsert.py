@@ -13,7 +13,7 @@ iff ``delta <= -0.05``: a grasp at the rod's centre (``delta = 0``, the goal-fre
 
 The skills of the two-step task (Pick -> Insert), their behaviour models and the symbolic literals
 ``Holding(rod)``, ``Inserted(rod)`` are defined here too; **[chosen]**: rewards, initiation sets and the scripted
-(analytic goal-conditioned) skills, which the spec leaves open.
+(analytic goal-conditioned) skills, which the abstract leaves open.
 
 Observation (6,): ``(p_x, p_y, c_x, c_y, held, delta)``.
 """

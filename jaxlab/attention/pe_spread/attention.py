@@ -95,10 +95,30 @@ def _scores_and_values(params: Any, x, pe, bias, mask, rope: bool, rope_base: fl
 @cites(VASWANI, ROPE)
 def attention_heads(params: Any, x: Float[Array, "n d"], pe=None, bias=None, mask=None, rope: bool = False,
                     rope_base: float = 10000.0) -> Float[Array, "n hv"]:
-    """Per-token multi-head attention outputs ``A_h (Z W_V^h)`` concatenated over heads, before pooling.
+    """Per-token multi-head softmax attention outputs, heads concatenated, before pooling.
 
-    ``params`` has ``wq``, ``wk`` (d, H·d_k), ``wv`` (d, H·d_v) and ``num_heads`` (a :class:`MeanPoolAttention`
-    or a dict).
+    ``Z = X + E``, ``A_h = softmax_row((Z W_Q^h)(Z W_K^h)ᵀ/√d_k + B_h)``, output row ``i`` is
+    ``concat_h (A_h Z W_V^h)_i`` (Vaswani et al., arXiv:1706.03762). With ``rope`` the per-head queries and keys are
+    rotated by :func:`~jaxlab.attention.pe_spread.pe.rope` at positions ``0..n−1``; masked keys get score ``−∞``.
+
+    Args:
+      params: the weights, a :class:`MeanPoolAttention` or a dict with ``wq``, ``wk`` ``(d, H·d_k)``, ``wv``
+        ``(d, H·d_v)`` and ``num_heads`` ``H``.
+      x: ``(n, d)`` float array, the token vectors ``X``.
+      pe: optional ``(n, d)`` finite float array ``E`` added to ``x`` (slice a longer table).
+      bias: optional additive score bias, ``(n, n)`` or ``(H, n, n)`` (e.g.
+        :func:`~jaxlab.attention.pe_spread.pe.alibi_bias`).
+      mask: optional ``(n,)`` bool array, True for the tokens to keep as keys (at least one).
+      rope: apply RoPE to queries and keys.
+      rope_base: the RoPE frequency base.
+
+    Returns:
+      ``(n, H·d_v)`` float array (rows of masked tokens are computed too, attending to the kept keys).
+
+    Raises:
+      TypeError: ``x`` or ``pe`` not floating; ``mask`` not boolean; ``num_heads`` not an int.
+      ValueError: ``x`` not ``(n, d)``; ``pe`` not of the shape of ``x`` or not finite; ``bias`` not 2-d/3-d with
+        trailing shape ``(n, n)``; ``mask`` not ``(n,)`` or all False (under ``jit``: at run time).
     """
     s, v, _ = _scores_and_values(params, x, pe, bias, mask, rope, rope_base)
     return jnp.einsum("hij,hjv->ihv", jax.nn.softmax(s, axis=-1), v).reshape(x.shape[0], -1)
@@ -107,11 +127,29 @@ def attention_heads(params: Any, x: Float[Array, "n d"], pe=None, bias=None, mas
 @cites(SPREAD, VASWANI)
 def attention_mean_pool(params: Any, x: Float[Array, "*b n d"], pe=None, bias=None, mask=None,
                         rope: bool = False) -> Float[Array, "*b hv"]:
-    """``g(X; E) = (1/n) 1ᵀ A (Z W_V)`` (heads concatenated), the mean over the valid tokens.
+    """Mean-pooled attention ``g(X; E) = (1/n) 1ᵀ A (Z W_V)``, heads concatenated, the mean over the kept tokens.
 
-    ``x`` is one sequence (n, d) with ``mask`` (n,), or a batch (B, n, d) with ``mask`` (B, n) (``pe`` and
-    ``bias`` are shared by the batch). A batch is mapped in chunks of at most ``_SCORES_PER_CHUNK`` attention
-    scores (``vmap`` inside a chunk, a loop over chunks), so memory stays bounded for long sequences.
+    ``Z = X + E`` and ``A`` as in :func:`attention_heads` (RoPE base 10000); with a mask the mean runs over the
+    kept queries and the softmax over the kept keys. The model **[recommended]** of "Positional spread of additive
+    positional encodings" (2026; authors and arXiv id unknown), whose abstract names softmax attention with mean
+    pooling. A batch is mapped in chunks of at most ``2**24`` attention scores (``vmap`` inside a chunk, a loop
+    over chunks), so memory stays bounded for long sequences.
+
+    Args:
+      params: the weights, a :class:`MeanPoolAttention` or a dict with ``wq``, ``wk`` ``(d, H·d_k)``, ``wv``
+        ``(d, H·d_v)`` and ``num_heads`` ``H``.
+      x: float array, one sequence ``(n, d)`` or a batch ``(B, n, d)``.
+      pe: optional ``(n, d)`` finite float PE shared by the batch.
+      bias: optional ``(n, n)`` or ``(H, n, n)`` additive score bias shared by the batch.
+      mask: optional bool array, ``(n,)`` for one sequence or ``(B, n)`` for a batch; True keeps a token.
+      rope: apply RoPE to queries and keys.
+
+    Returns:
+      Float array ``(H·d_v,)``, or ``(B, H·d_v)`` for a batch.
+
+    Raises:
+      TypeError: as :func:`attention_heads`.
+      ValueError: ``x`` not 2-d or 3-d; a batch ``mask`` not ``(B, n)``; otherwise as :func:`attention_heads`.
     """
     x = as_array(x, "x", ndim=(2, 3))
     if x.ndim == 3:
@@ -154,7 +192,9 @@ def _init_weights(key, d_in: int, hk: int, d_out: int, dtype):
 class MeanPoolAttention(eqx.Module):
     """Multi-head softmax attention, mean pooling and a linear readout: ``f(X; E) = W_oᵀ g(X; E)``.
 
-    Weights are ``N(0, 1/d_in)`` for ``W_Q, W_K, W_V`` and ``N(0, 1/(H d_v))`` for ``W_o``.
+    ``g`` is :func:`attention_mean_pool`; weights are ``N(0, 1/d_in)`` for ``W_Q, W_K, W_V`` and ``N(0, 1/(H d_v))``
+    for ``W_o`` **[recommended]**. Call it as ``module(x, pe=None, bias=None, mask=None, rope=False)``
+    (``(d_out,)`` per sequence, ``(B, d_out)`` per batch); ``module.pooled(...)`` gives ``g`` before the readout.
 
     Args:
       d_in: model (input) dimension ``d``.
@@ -164,8 +204,24 @@ class MeanPoolAttention(eqx.Module):
       key: PRNG key of the weights.
       dtype: dtype of the weights (``None``: float32; the constructor has no floating input to follow).
 
+    Attributes:
+      wq: ``(d, H·d_k)`` query weights ``W_Q``.
+      wk: ``(d, H·d_k)`` key weights ``W_K``.
+      wv: ``(d, H·d_v)`` value weights ``W_V``.
+      wo: ``(H·d_v, d_out)`` readout ``W_o``.
+      num_heads: ``H`` (static).
+
     Raises:
+      TypeError: a size is not an int.
       ValueError: ``d_in`` is not divisible by ``num_heads`` (without ``d_head``), naming both; a size < 1.
+
+    Example:
+      >>> import jax
+      >>> from jaxlab.attention.pe_spread import MeanPoolAttention, sinusoidal_pe
+      >>> att = MeanPoolAttention(8, 4, key=jax.random.key(0))
+      >>> x = jax.random.normal(jax.random.key(1), (5, 8))
+      >>> att(x, pe=sinusoidal_pe(5, 8)).shape
+      (4,)
     """
 
     wq: Float[Array, "d hk"]
@@ -204,10 +260,36 @@ def _apply_batch(apply_fn, params, xs, E):
 @cites(SPREAD)
 def equivariance_gap(apply_fn: Callable[[Any, Array, Array], Array], params: Any, x: Float[Array, "*b n d"],
                      E: Float[Array, "n d"], key, num_perms: int = 8) -> Float[Array, ""]:
-    """Estimate ``V(E) = E_{X,π} ‖f(πX; E) - f(X; E)‖²`` with ``num_perms`` random row permutations.
+    """Estimate the equivariance gap ``V(E) = E_{X,π} ‖f(πX; E) − f(X; E)‖²`` **[recommended]**.
 
-    ``apply_fn(params, x, E)`` maps one sequence to a vector (e.g. :func:`attention_mean_pool`); ``x`` is one
-    sequence (n, d) or a batch (B, n, d); the PE stays in place while the tokens move.
+    ``num_perms`` uniform random row permutations ``π`` of the tokens, the PE staying in place; the mean over the
+    permutations and the sequences of ``x``. Zero for a constant PE ``E = 1bᵀ`` (the invariance lemma).
+
+    Args:
+      apply_fn: ``apply_fn(params, x, E)`` mapping one sequence ``(n, d)`` to a vector (e.g.
+        :func:`attention_mean_pool`).
+      params: the first argument of ``apply_fn``.
+      x: float array, one sequence ``(n, d)`` or a batch ``(B, n, d)``.
+      E: ``(n, d)`` finite float PE table.
+      key: PRNG key of the permutations.
+      num_perms: number of permutations (int ``≥ 1``).
+
+    Returns:
+      0-d float array.
+
+    Raises:
+      TypeError: ``x`` or ``E`` not floating; ``num_perms`` not an int.
+      ValueError: ``x`` not 2-d or 3-d; ``E`` not of shape ``(n, d)`` or not finite; ``num_perms < 1``.
+
+    Example:
+      >>> import jax
+      >>> from jaxlab.attention.pe_spread import (MeanPoolAttention, attention_mean_pool, equivariance_gap,
+      ...                                         sinusoidal_pe)
+      >>> att = MeanPoolAttention(8, 4, key=jax.random.key(0))
+      >>> x = jax.random.normal(jax.random.key(1), (4, 5, 8))
+      >>> gap = equivariance_gap(attention_mean_pool, att, x, sinusoidal_pe(5, 8), jax.random.key(2), num_perms=4)
+      >>> gap.shape
+      ()
     """
     xs = as_array(x, "x", ndim=(2, 3))
     xs = xs[None] if xs.ndim == 2 else xs
@@ -225,7 +307,25 @@ def equivariance_gap(apply_fn: Callable[[Any, Array, Array], Array], params: Any
 @cites(SPREAD)
 def invariant_deviation(apply_fn: Callable[[Any, Array, Array], Array], params: Any,
                         xs: Float[Array, "b n d"], E: Float[Array, "n d"]) -> Float[Array, ""]:
-    """Estimate ``D(E) = E_X ‖f(X; E) - f(X; 1ēᵀ)‖²`` over the sample ``xs`` (B, n, d)."""
+    """Estimate the invariant deviation ``D(E) = E_X ‖f(X; E) − f(X; 1ēᵀ)‖²`` over a sample **[recommended]**.
+
+    The distance of ``f`` from its permutation-invariant version with the constant PE ``1ēᵀ``; the abstract of
+    "Positional spread of additive positional encodings" (2026) bounds it by ``C ‖Ẽ‖_F²``, so
+    ``D(1ēᵀ + tẼ)`` grows as ``t²`` for small ``t``.
+
+    Args:
+      apply_fn: ``apply_fn(params, x, E)`` mapping one sequence ``(n, d)`` to a vector.
+      params: the first argument of ``apply_fn``.
+      xs: ``(B, n, d)`` float array of sequences.
+      E: ``(n, d)`` finite float PE table.
+
+    Returns:
+      0-d float array.
+
+    Raises:
+      TypeError: ``xs`` or ``E`` not floating.
+      ValueError: ``xs`` not 3-d; ``E`` not of shape ``(n, d)`` or not finite.
+    """
     xs = as_array(xs, "xs", ndim=3)
     E = as_array(E, "E", ndim=2, shape=xs.shape[1:], finite=True)
     flat = jnp.broadcast_to(jnp.mean(E, axis=0, keepdims=True), E.shape)

@@ -110,10 +110,30 @@ def _fejer_of_frequencies(n, d, base, dtype) -> tuple[int, Array]:
 
 @cites(VASWANI, SPREAD)
 def sinusoidal_pe(n: int, d: int, base: float = 10000.0, offset=0, dtype=None) -> Float[Array, "n d"]:
-    """Sinusoidal PE rows ``e_i[2k] = sin(ω_k i)``, ``e_i[2k+1] = cos(ω_k i)``, ``i = offset..offset+n-1``.
+    """Sinusoidal PE table: ``e_i[2k] = sin(ω_k i)``, ``e_i[2k+1] = cos(ω_k i)``, ``ω_k = base^{-2k/d}``.
 
-    ``n`` and ``d`` are static (``d`` even); ``offset`` may be traced. ``dtype=None`` follows a floating
-    ``offset`` array and is float32 otherwise.
+    Rows are the positions ``i = offset, ..., offset + n − 1`` (Vaswani et al., "Attention Is All You Need",
+    arXiv:1706.03762). Its spread has the closed form :func:`spread_closed_form_sinusoidal` and does not depend
+    on ``offset``.
+
+    Args:
+      n: number of positions (static int ``≥ 1``).
+      d: embedding dimension (static even int ``≥ 2``).
+      base: the frequency base, a positive finite float.
+      offset: the first position, an int or float (may be a traced scalar).
+      dtype: output dtype; ``None`` follows a floating ``offset`` array and is float32 otherwise.
+
+    Returns:
+      ``(n, d)`` float array.
+
+    Raises:
+      TypeError: ``n`` or ``d`` is not an int.
+      ValueError: ``n < 1``; ``d`` odd or ``< 2``; ``base`` not positive and finite.
+
+    Example:
+      >>> from jaxlab.attention.pe_spread import sinusoidal_pe, spread, spread_closed_form_sinusoidal
+      >>> E = sinusoidal_pe(64, 16)
+      >>> round(float(spread(E)), 2), round(float(spread_closed_form_sinusoidal(64, 16)), 2)
     """
     n = check_int(n, "n", min_value=1)
     d = _even_dim(d, "d")
@@ -126,8 +146,22 @@ def sinusoidal_pe(n: int, d: int, base: float = 10000.0, offset=0, dtype=None) -
 
 @cites(SPREAD)
 def learned_pe_init(key, n_max: int, d: int, std: float = 0.02, dtype=None) -> Float[Array, "n_max d"]:
-    """A learned PE table initialised i.i.d. ``N(0, std²)`` (``dtype=None``: that of a floating ``std`` array,
-    else float32)."""
+    """A learned PE table initialised i.i.d. ``N(0, std²)`` **[recommended]**.
+
+    Args:
+      key: PRNG key.
+      n_max: number of positions (int ``≥ 1``), the longest sequence the table serves.
+      d: embedding dimension (int ``≥ 1``).
+      std: the standard deviation, a positive finite float (or 0-d array).
+      dtype: output dtype; ``None`` follows a floating ``std`` array and is float32 otherwise.
+
+    Returns:
+      ``(n_max, d)`` float array.
+
+    Raises:
+      TypeError: ``n_max`` or ``d`` is not an int.
+      ValueError: ``n_max < 1``, ``d < 1``, or ``std`` not positive and finite.
+    """
     n_max = check_int(n_max, "n_max", min_value=1)
     d = check_int(d, "d", min_value=1)
     dtype = _output_dtype(dtype, std)
@@ -137,41 +171,129 @@ def learned_pe_init(key, n_max: int, d: int, std: float = 0.02, dtype=None) -> F
 
 @cites(SPREAD)
 def center_pe(E: Float[Array, "n d"]) -> Float[Array, "n d"]:
-    """``Ẽ = H E = E - 1ēᵀ``: the only part of an additive PE that breaks permutation symmetry."""
+    """The centred table ``Ẽ = H E = E − 1ēᵀ``, ``ē = (1/n) Σ_i e_i``.
+
+    The only part of an additive PE that breaks the permutation symmetry of mean-pooled attention (the
+    invariance lemma of :mod:`jaxlab.attention.pe_spread.attention`).
+
+    Args:
+      E: ``(n, d)`` finite float array, the PE table (row ``i`` is the embedding ``e_i`` of position ``i``).
+
+    Returns:
+      ``(n, d)`` float array ``Ẽ``, with zero column means.
+
+    Raises:
+      TypeError: ``E`` is not a floating array.
+      ValueError: ``E`` is not 2-d or has a non-finite entry.
+    """
     E = _pe(E)
     return E - jnp.mean(E, axis=0, keepdims=True)
 
 
 @cites(SPREAD)
 def spread(E: Float[Array, "n d"]) -> Float[Array, ""]:
-    """Positional spread ``S(E) = ‖H E‖_F² = Σ_i ‖e_i - ē‖²``."""
+    """Positional spread ``S(E) = ‖H E‖_F² = Σ_i ‖e_i − ē‖² = (1/(2n)) Σ_{i,j} ‖e_i − e_j‖²``.
+
+    The quantity of "Positional spread of additive positional encodings" (2026; authors and arXiv id unknown, only the
+    abstract was available). ``S`` is invariant to a common shift ``E + 1bᵀ`` and to ``E Q`` for orthogonal
+    ``Q``, and ``S(αE) = α² S(E)``.
+
+    Args:
+      E: ``(n, d)`` finite float array, the PE table (row ``i`` is the embedding ``e_i`` of position ``i``).
+
+    Returns:
+      0-d float array ``S(E) ≥ 0``.
+
+    Raises:
+      TypeError: ``E`` is not a floating array.
+      ValueError: ``E`` is not 2-d or has a non-finite entry.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.attention.pe_spread import scale_spread, spread
+      >>> E = jax.random.normal(jax.random.key(0), (16, 8))
+      >>> bool(jnp.isclose(spread(scale_spread(E, 0.5)), 0.25 * spread(E)))
+      True
+    """
     return jnp.sum(center_pe(E) ** 2)
 
 
 @cites(SPREAD)
 def normalized_spread(E: Float[Array, "n d"]) -> Float[Array, ""]:
-    """``s(E) = S(E) / n``, the per-position variance (to compare different lengths)."""
+    """Normalised spread ``s(E) = S(E) / n``, the per-position variance (to compare tables of different lengths).
+
+    Args:
+      E: ``(n, d)`` finite float array, the PE table (row ``i`` is the embedding ``e_i`` of position ``i``).
+
+    Returns:
+      0-d float array ``s(E)``.
+
+    Raises:
+      TypeError: ``E`` is not a floating array.
+      ValueError: ``E`` is not 2-d or has a non-finite entry.
+    """
     E = _pe(E)
     return spread(E) / E.shape[0]
 
 
 @cites(VASWANI, SPREAD)
 def spread_closed_form_sinusoidal(n: int, d: int, base: float = 10000.0, dtype=None) -> Float[Array, ""]:
-    """**[derived]** ``S`` of the sinusoidal PE of length ``n``: ``Σ_k [n - F_n(ω_k)/n]`` (Fejér kernel)."""
+    """**[derived]** Spread of the sinusoidal PE of length ``n``: ``S = Σ_{k<d/2} [n − F_n(ω_k)/n]``.
+
+    ``F_n(ω) = |Σ_{i<n} e^{√-1 ω i}|² = sin²(nω/2)/sin²(ω/2)`` is the Fejér kernel (``n²`` at multiples of
+    ``2π``), ``ω_k = base^{-2k/d}``. Each (sin, cos) pair contributes ``n − |Σ_i e^{√-1 ω_k i}|²/n``.
+
+    Args:
+      n: number of positions (int ``≥ 1``).
+      d: embedding dimension (even int ``≥ 2``).
+      base: the frequency base, a positive finite float.
+      dtype: dtype of the computation; ``None`` is the default float dtype (float64 with x64 on).
+
+    Returns:
+      0-d float array, equal to ``spread(sinusoidal_pe(n, d, base))`` up to rounding.
+
+    Raises:
+      TypeError: ``n`` or ``d`` is not an int.
+      ValueError: ``n < 1``; ``d`` odd or ``< 2``; ``base`` not positive and finite.
+    """
     n, F = _fejer_of_frequencies(n, d, base, dtype)
     return jnp.sum(n - F / n)
 
 
 @cites(SPREAD)
 def spread_penalty(E: Float[Array, "n d"], lam) -> Float[Array, ""]:
-    """**[recommended]** regulariser ``λ S(E) / n`` (gradient ``(2λ/n) Ẽ``)."""
+    """**[recommended]** Spread regulariser ``λ S(E)/n``, with gradient ``(2λ/n) Ẽ``.
+
+    Args:
+      E: ``(n, d)`` finite float array, the PE table (row ``i`` is the embedding ``e_i`` of position ``i``).
+      lam: the weight ``λ ≥ 0``, a finite float or 0-d array.
+
+    Returns:
+      0-d float array ``λ S(E)/n``.
+
+    Raises:
+      TypeError: ``E`` is not a floating array.
+      ValueError: ``E`` is not 2-d or has a non-finite entry; ``lam`` negative or not finite.
+    """
     lam = check_positive(lam, "lam", strict=False)
     return lam * normalized_spread(E)
 
 
 @cites(SPREAD)
 def scale_spread(E: Float[Array, "n d"], alpha) -> Float[Array, "n d"]:
-    """Spread knob ``E_α = 1ēᵀ + α Ẽ`` (keeps the mean, ``S(E_α) = α² S(E)``)."""
+    """Spread knob ``E_α = 1ēᵀ + α Ẽ``: keeps the mean row and scales the spread, ``S(E_α) = α² S(E)``.
+
+    Args:
+      E: ``(n, d)`` finite float array, the PE table (row ``i`` is the embedding ``e_i`` of position ``i``).
+      alpha: the factor ``α ≥ 0``, a finite float or 0-d array (``α = 0`` gives the constant table ``1ēᵀ``).
+
+    Returns:
+      ``(n, d)`` float array ``E_α``.
+
+    Raises:
+      TypeError: ``E`` is not a floating array.
+      ValueError: ``E`` is not 2-d or has a non-finite entry; ``alpha`` negative or not finite.
+    """
     alpha = check_positive(alpha, "alpha", strict=False)
     E = _pe(E)
     mean = jnp.mean(E, axis=0, keepdims=True)
@@ -180,10 +302,23 @@ def scale_spread(E: Float[Array, "n d"], alpha) -> Float[Array, "n d"]:
 
 @cites(SPREAD)
 def min_separation(E: Float[Array, "n d"], chunk_size: int = 1024) -> Float[Array, ""]:
-    """``δ(E) = min_{i<j} ‖e_i - e_j‖``, in row blocks of ``chunk_size`` (memory ``O(chunk_size · n)``).
+    """Minimum separation ``δ(E) = min_{i<j} ‖e_i − e_j‖`` of the rows of a PE table.
 
-    Each block finds every row's nearest other row with :func:`jaxlab.kernels.sqdist` (the Gram trick) and then
-    recomputes that pair's distance from the difference, so near-coincident rows do not lose their digits.
+    Computed in row blocks of ``chunk_size`` (memory ``O(chunk_size · n)``): each block finds every row's nearest
+    other row with :func:`jaxlab.kernels.sqdist` (the Gram trick) and then recomputes that pair's distance from
+    the difference, so near-coincident rows do not lose their digits. Enters the bound
+    :func:`spread_lower_bound`.
+
+    Args:
+      E: ``(n, d)`` finite float array, the PE table (row ``i`` is the embedding ``e_i`` of position ``i``).
+      chunk_size: rows per block (int ``≥ 1``).
+
+    Returns:
+      0-d float array ``δ(E) ≥ 0``.
+
+    Raises:
+      TypeError: ``E`` is not floating; ``chunk_size`` is not an int.
+      ValueError: ``E`` is not 2-d, has a non-finite entry or fewer than 2 rows; ``chunk_size < 1``.
     """
     E = _pe(E)
     n = E.shape[0]
@@ -206,7 +341,23 @@ def min_separation(E: Float[Array, "n d"], chunk_size: int = 1024) -> Float[Arra
 
 @cites(SPREAD)
 def spread_lower_bound(n: int, delta) -> Float[Array, ""]:
-    """**[derived]** ``(n - 1) δ² / 2 ≤ S(E)`` for every ``E`` with ``n`` rows at least ``δ`` apart."""
+    """**[derived]** Spread–separation bound: ``S(E) ≥ (n − 1) δ² / 2`` for every ``E`` with ``n`` rows ``δ`` apart.
+
+    From ``S(E) = (1/(2n)) Σ_{i≠j} ‖e_i − e_j‖²`` with every term ``≥ δ²``; equality for the regular simplex. The
+    ``Ω(δ² n)`` trade-off stated in the abstract of "Positional spread of additive positional encodings" (2026;
+    authors and arXiv id unknown); the constant is derived here.
+
+    Args:
+      n: number of rows (int ``≥ 2``).
+      delta: the separation ``δ > 0``, a float or 0-d array.
+
+    Returns:
+      0-d float array ``(n − 1) δ² / 2``.
+
+    Raises:
+      TypeError: ``n`` is not an int.
+      ValueError: ``n < 2``; ``delta`` not positive and finite, or not a scalar.
+    """
     n = check_int(n, "n", min_value=2)
     delta = check_positive(delta, "delta")
     delta = as_array(delta, "delta", ndim=0)
@@ -215,10 +366,22 @@ def spread_lower_bound(n: int, delta) -> Float[Array, ""]:
 
 @cites(ALIBI)
 def alibi_slopes(num_heads: int, dtype=None) -> Float[Array, " H"]:
-    """ALiBi slopes ``m_h = 2^{-8h/H}``, ``h = 1..H`` (``dtype=None``: float32, there is no floating input).
+    """ALiBi head slopes ``m_h = 2^{-8h/H}``, ``h = 1..H`` (Press, Smith and Lewis, "Train Short, Test Long",
+    arXiv:2108.12409).
 
     For ``H`` not a power of two, ALiBi's own rule: the slopes of the largest power of two ``p < H``, then every
     other slope of ``2p`` heads (the odd ``h``) until ``H`` slopes are listed.
+
+    Args:
+      num_heads: the number of heads ``H`` (int ``≥ 1``).
+      dtype: output dtype; ``None`` is float32 (there is no floating input to follow).
+
+    Returns:
+      ``(H,)`` float array of slopes in ``(0, 1)``.
+
+    Raises:
+      TypeError: ``num_heads`` is not an int.
+      ValueError: ``num_heads < 1``.
     """
     H = check_int(num_heads, "num_heads", min_value=1)
 
@@ -232,8 +395,24 @@ def alibi_slopes(num_heads: int, dtype=None) -> Float[Array, " H"]:
 
 @cites(ALIBI)
 def alibi_bias(n: int, num_heads: int, causal: bool = False, dtype=None) -> Float[Array, "H n n"]:
-    """ALiBi score bias ``B[h, i, j] = -m_h |i - j|``; causal: ``-m_h (i - j)`` for ``j ≤ i``, ``-∞`` above
-    (``dtype=None``: float32, there is no floating input)."""
+    """ALiBi score bias ``B[h, i, j] = −m_h |i − j|``; causal: ``−m_h (i − j)`` for ``j ≤ i`` and ``−∞`` above.
+
+    ``m_h`` from :func:`alibi_slopes` (Press, Smith and Lewis, arXiv:2108.12409). Added to the attention scores
+    (``bias`` of :func:`attention_heads`).
+
+    Args:
+      n: sequence length (int ``≥ 1``).
+      num_heads: the number of heads ``H`` (int ``≥ 1``).
+      causal: mask the future (``j > i``) with ``−∞``.
+      dtype: output dtype; ``None`` is float32 (there is no floating input to follow).
+
+    Returns:
+      ``(H, n, n)`` float array.
+
+    Raises:
+      TypeError: ``n`` or ``num_heads`` is not an int.
+      ValueError: ``n < 1`` or ``num_heads < 1``.
+    """
     n = check_int(n, "n", min_value=1)
     dtype = _output_dtype(dtype)
     m = alibi_slopes(num_heads, dtype)
@@ -248,7 +427,25 @@ def alibi_bias(n: int, num_heads: int, causal: bool = False, dtype=None) -> Floa
 
 @cites(ROPE)
 def rope(x: Float[Array, "... n d"], positions, base: float = 10000.0) -> Float[Array, "... n d"]:
-    """Rotary embedding: rotate the pair ``(x[2k], x[2k+1])`` at position ``p_i`` by the angle ``p_i θ_k``."""
+    """Rotary position embedding: rotate the pair ``(x[2k], x[2k+1])`` at position ``p_i`` by the angle ``p_i θ_k``.
+
+    ``θ_k = base^{-2k/d}``: ``(x[2k], x[2k+1]) ↦ (x[2k] cos − x[2k+1] sin, x[2k] sin + x[2k+1] cos)`` (Su et al.,
+    "RoFormer: Enhanced Transformer with Rotary Position Embedding", arXiv:2104.09864). Scores of rotated
+    queries and keys depend on positions only through ``p_i − p_j``.
+
+    Args:
+      x: ``(..., n, d)`` float array (2 to 7 dimensions, ``d`` even), e.g. per-head queries ``(H, n, d_k)``.
+      positions: ``(n,)`` int or float array of positions ``p_i``.
+      base: the frequency base, a positive finite float.
+
+    Returns:
+      Float array of the shape and dtype of ``x``.
+
+    Raises:
+      TypeError: ``x`` is not floating or ``positions`` not numeric.
+      ValueError: ``x`` has fewer than 2 or more than 7 dimensions or an odd last axis; ``positions`` is not
+        ``(n,)``; ``base`` not positive and finite.
+    """
     x = as_array(x, "x", ndim=tuple(range(2, 8)))
     n, d = x.shape[-2:]
     _even_dim(d, "the last axis of x")
@@ -264,10 +461,22 @@ def rope(x: Float[Array, "... n d"], positions, base: float = 10000.0) -> Float[
 
 @cites(ALIBI, SPREAD)
 def displacement_spread(bias: Float[Array, "... n n"] | Callable[[Array], Array], n: int | None = None) -> Array:
-    """**[recommended]** diagnostic ``(1/n²) Σ_{i,j} (B_ij - B̄)²`` of a score bias, per leading index.
+    """**[recommended]** Displacement diagnostic of a score bias: ``S_disp = (1/n²) Σ_{i,j} (B_ij − B̄)²``.
 
-    ``bias`` is a matrix ``(..., n, n)`` (for example :func:`alibi_bias`, bidirectional: a causal ``-∞`` is
-    rejected) or a function ``b`` of the displacement ``i - j``, evaluated on the ``n x n`` grid (``n`` needed).
+    A comparison for score-based encodings (not a bound), ``B̄`` the mean entry, computed per leading index.
+
+    Args:
+      bias: a finite float matrix ``(..., n, n)`` (for example :func:`alibi_bias`, bidirectional: a causal
+        ``−∞`` is rejected), or a function ``b`` of the int displacement matrix ``i − j`` returning ``(n, n)``.
+      n: the sequence length; required when ``bias`` is a function, else optional and checked.
+
+    Returns:
+      Float array of shape ``bias.shape[:-2]`` (0-d for one matrix or a function).
+
+    Raises:
+      TypeError: ``bias`` (or its value) is not floating; ``n`` is not an int.
+      ValueError: ``bias`` is a function and ``n`` is None or ``< 1``; the matrix is not square in its last two
+        axes or not of size ``n``; a non-finite entry.
     """
     if callable(bias):
         if n is None:
@@ -286,6 +495,23 @@ def displacement_spread(bias: Float[Array, "... n n"] | Callable[[Array], Array]
 
 @cites(ROPE, SPREAD)
 def rope_displacement_spread(n: int, d: int, base: float = 10000.0, dtype=None) -> Float[Array, ""]:
-    """**[recommended]** RoPE diagnostic ``Σ_k [1 - |mean_{i,j} e^{√-1 θ_k (i-j)}|²] = Σ_k [1 - (F_n(θ_k)/n²)²]``."""
+    """**[recommended]** RoPE diagnostic: the summed circular variance of the rotation angles over the ``n × n`` grid.
+
+    ``Σ_k [1 − |mean_{i,j} e^{√-1 θ_k (i−j)}|²] = Σ_k [1 − (F_n(θ_k)/n²)²]``, ``θ_k = base^{-2k/d}``, ``F_n`` the
+    Fejér kernel (see :func:`spread_closed_form_sinusoidal`). A comparison, not a bound.
+
+    Args:
+      n: sequence length (int ``≥ 1``).
+      d: head dimension (even int ``≥ 2``).
+      base: the frequency base, a positive finite float.
+      dtype: dtype of the computation; ``None`` is the default float dtype.
+
+    Returns:
+      0-d float array in ``[0, d/2]``.
+
+    Raises:
+      TypeError: ``n`` or ``d`` is not an int.
+      ValueError: ``n < 1``; ``d`` odd or ``< 2``; ``base`` not positive and finite.
+    """
     n, F = _fejer_of_frequencies(n, d, base, dtype)
     return jnp.sum(1.0 - (F / n**2) ** 2)

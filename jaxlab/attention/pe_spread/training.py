@@ -46,7 +46,23 @@ TASKS = ("majority", "position", "needle")
 
 
 class Block(eqx.Module):
-    """Pre-norm residual block: ``z + Attn(LN z) W_o`` then ``z + MLP(LN z)``."""
+    """Pre-norm residual block **[recommended]**: ``z ← z + Attn(LN z) W_o``, then ``z ← z + MLP(LN z)``.
+
+    ``Attn`` is the per-token multi-head attention :func:`~jaxlab.attention.pe_spread.attention.attention_heads` with
+    the weights of a :class:`MeanPoolAttention` ``d → d``; the MLP is ``d → 2d → d`` with GELU. Call it as
+    ``block(z, bias, mask, rope)`` on ``z`` ``(n, d)``.
+
+    Args:
+      d: model dimension (divisible by ``num_heads``).
+      num_heads: number of attention heads.
+      key: PRNG key of the weights.
+
+    Attributes:
+      attn: the attention weights (:class:`MeanPoolAttention`, readout ``W_o`` ``(d, d)``).
+      mlp: the ``eqx.nn.MLP`` ``d → 2d → d``.
+      ln1: the ``eqx.nn.LayerNorm`` before the attention.
+      ln2: the ``eqx.nn.LayerNorm`` before the MLP.
+    """
 
     attn: MeanPoolAttention
     mlp: eqx.nn.MLP
@@ -70,8 +86,39 @@ class Block(eqx.Module):
 class PEClassifier(eqx.Module):
     """Token embedding + additive PE rows ``[offset, offset + n)`` + blocks + mean-pooled attention readout.
 
-    ``pe`` is ``None`` (NoPE, RoPE or ALiBi arms) or a table ``(n_E, d)``; ``pe_trainable=False`` keeps it
-    fixed (the gradient is stopped).
+    ``logits = W_oᵀ g(Z; ·)`` with ``Z = embed[tokens] + pe[offset : offset + n]`` passed through the residual blocks
+    (:class:`Block`) and pooled by :class:`MeanPoolAttention` (RoPE and ALiBi act on the scores of every attention layer
+    instead). The design is **[recommended]** (the paper's models are unknown: only the abstract of "Positional spread
+    of additive positional encodings" was available). Call it as
+    ``model(tokens (n,) int, mask (n,) bool | None = None, offset=0) -> (num_classes,)`` logits. A table with
+    ``n_E < n`` rows fails at trace time; an ``offset`` with ``offset + n > n_E`` is clamped by ``lax.dynamic_slice``
+    (the last ``n`` rows are used).
+
+    Args:
+      key: PRNG key of the weights.
+      vocab: vocabulary size ``V`` (int ``≥ 1``).
+      d: model dimension (divisible by ``num_heads``).
+      num_classes: number of output classes.
+      num_heads: attention heads per layer.
+      num_layers: number of residual blocks (:class:`Block`) before the readout (int ``≥ 0``).
+      pe: ``None`` (NoPE, RoPE or ALiBi arms) or a ``(n_E, d)`` float PE table.
+      pe_trainable: train the table (else its gradient is stopped).
+      rope: apply RoPE in every attention layer.
+      alibi: add the bidirectional ALiBi bias in every attention layer.
+
+    Attributes:
+      embed: ``(V, d)`` token embedding, initialised ``N(0, 1)``.
+      pe: the PE table ``(n_E, d)`` or ``None``.
+      blocks: tuple of ``num_layers`` :class:`Block` modules.
+      head: the :class:`MeanPoolAttention` readout ``d → num_classes``.
+      pe_trainable: whether the table is trained (static).
+      rope: RoPE on (static).
+      alibi: ALiBi on (static).
+
+    Raises:
+      TypeError: ``vocab``, ``num_layers`` or a size is not an int.
+      ValueError: ``pe`` not of shape ``(n_E, d)``; ``vocab < 1``; ``num_layers < 0``; ``d`` not divisible by
+        ``num_heads``.
     """
 
     embed: Array
@@ -110,16 +157,36 @@ class PEClassifier(eqx.Module):
 @renamed_kwargs(batch="batch_size")
 def sample_batch(key, task: str | int | Array, batch_size: int, n_min: int, n_max: int, vocab: int, k: int = 3,
                  p_plant: float = 0.25):
-    """A padded batch ``(tokens (B, n_max), mask (B, n_max), labels (B,))`` with lengths uniform in [n_min, n_max].
+    """A padded batch of a synthetic task **[recommended]**, lengths uniform in ``[n_min, n_max]``.
 
-    ``"majority"``: one token is planted with probability ``p_plant`` per position (the rest uniform) and the
-    label is the most frequent valid token (ties to the smaller id). ``"position"``: uniform tokens, the label
-    is the token at position ``k``. ``"needle"``: noise tokens uniform in ``[V//2, V)``, one needle uniform in
-    ``[0, V//2)`` at a uniform valid position; the label is the needle.
+    ``"majority"``: one token is planted with probability ``p_plant`` per position (the rest uniform) and the label is
+    the most frequent valid token (ties to the smaller id). ``"position"``: uniform tokens, the label is the token at
+    position ``k``. ``"needle"``: noise tokens uniform in ``[V//2, V)``, one needle uniform in ``[0, V//2)`` at a
+    uniform valid position; the label is the needle (a scaled-down passkey retrieval, after Kazemnejad et al.,
+    arXiv:2305.19466).
 
-    ``task`` may also be an integer index into :data:`TASKS`, possibly traced: then every task's batch is drawn
-    from the same key and the index selects one (``lax.switch``), so one compiled training step serves all
-    tasks (e.g. ``vmap`` over tasks).
+    ``task`` may also be an integer index into :data:`TASKS`, possibly traced: then every task's batch is drawn from the
+    same key and the index selects one (``lax.switch``), so one compiled training step serves all tasks (e.g. ``vmap``
+    over tasks).
+
+    Args:
+      key: PRNG key.
+      task: a name in :data:`TASKS` or a scalar integer index into it.
+      batch_size: number of sequences ``B`` (int ``≥ 1``).
+      n_min: shortest length (int ``≥ 1``).
+      n_max: longest length, also the padded length (int ``≥ n_min``).
+      vocab: vocabulary size ``V`` (int ``≥ 2``).
+      k: the read-out position of ``"position"`` (int in ``[0, n_min)``).
+      p_plant: per-position planting probability of ``"majority"`` (a float in ``[0, 1]``, not checked).
+
+    Returns:
+      A tuple ``(tokens, mask, labels)``: ``(B, n_max)`` int array of tokens, ``(B, n_max)`` bool array (True on
+      the valid prefix) and ``(B,)`` int array of labels.
+
+    Raises:
+      TypeError: a size is not an int.
+      ValueError: an unknown task name; an index that is not a scalar integer or is out of range (under ``jit``:
+        at run time); ``n_min`` not in ``[1, n_max]``; ``vocab < 2``; ``k`` not in ``[0, n_min)``.
     """
     if isinstance(task, str):
         if task not in TASKS:
@@ -186,8 +253,10 @@ def pe_classifier_algorithm(model: PEClassifier, optimizer: optax.GradientTransf
     """Spread-regularised training of ``model`` as an :class:`~jaxlab.core.Algorithm` (the one trainer).
 
     The loss of the parameters ``θ`` (the model's arrays; the static parts are closed over) on a batch is
-    ``L_task(θ, E) + λ S(E)/n_E`` (the penalty only for a trainable table), minimised by ``optimizer`` through
-    :func:`jaxlab.core.train.trainer`.
+    ``L_task(θ, E) + λ S(E)/n_E``: the mean softmax cross-entropy plus :func:`spread_penalty` on the whole table (only
+    for a trainable table), minimised by ``optimizer`` through :func:`jaxlab.core.train.trainer`. The objective is
+    **[recommended]** (only the abstract of "Positional spread of additive positional encodings" was available; it
+    proposes regularising the spread).
 
     Args:
       model: the :class:`PEClassifier` to train (its arrays are the initial parameters).
@@ -195,9 +264,10 @@ def pe_classifier_algorithm(model: PEClassifier, optimizer: optax.GradientTransf
       task: a name in :data:`TASKS` or an integer index into it (may be traced, see :func:`sample_batch`).
       lam: spread-penalty weight ``λ ≥ 0`` (may be traced).
       batch_size: sequences per step (static int).
-      n_min, n_max: range of the training lengths (static ints).
-      vocab: vocabulary size ``V`` of the task (static int).
-      k: the read-out position of the ``"position"`` task (static int).
+      n_min: shortest training length (static int ``≥ 1``).
+      n_max: longest training length and the padded length (static int ``≥ n_min``).
+      vocab: vocabulary size ``V`` of the task (static int ``≥ 2``).
+      k: the read-out position of the ``"position"`` task (static int ``< n_min``).
 
     Returns:
       ``Algorithm(init, step)``: ``init(model) -> TrainState`` over the model's arrays, and
@@ -206,7 +276,19 @@ def pe_classifier_algorithm(model: PEClassifier, optimizer: optax.GradientTransf
       otherwise ``batch = (tokens, mask, labels)`` as :func:`sample_batch` returns it.
 
     Raises:
-      ValueError: ``lam`` negative or not finite.
+      ValueError: ``lam`` negative or not finite. The task arguments are checked by :func:`sample_batch` when
+        the first step is traced.
+
+    Example:
+      >>> import jax, optax
+      >>> from jaxlab.attention.pe_spread import PEClassifier, learned_pe_init, pe_classifier_algorithm
+      >>> pe = learned_pe_init(jax.random.key(0), 8, 8)
+      >>> model = PEClassifier(jax.random.key(1), vocab=4, d=8, num_classes=4, pe=pe, pe_trainable=True)
+      >>> algo = pe_classifier_algorithm(model, optax.adam(1e-2), task="majority", lam=0.1, batch_size=4,
+      ...                                n_min=4, n_max=8, vocab=4)
+      >>> state, info = jax.jit(algo.step)(jax.random.key(2), algo.init())
+      >>> info.aux.penalty.shape
+      ()
     """
     static = eqx.filter(model, eqx.is_array, inverse=True)
     lam = check_positive(lam, "lam", strict=False)
@@ -230,7 +312,15 @@ def pe_classifier_algorithm(model: PEClassifier, optimizer: optax.GradientTransf
 
 
 def init(model: PEClassifier, optimizer: optax.GradientTransformation) -> TrainState:
-    """Initial :class:`jaxlab.core.train.TrainState`: the model's arrays and the optimiser state."""
+    """Initial :class:`jaxlab.core.train.TrainState` of a model: its arrays and the optimiser state.
+
+    Args:
+      model: the :class:`PEClassifier`.
+      optimizer: any optax optimizer.
+
+    Returns:
+      ``TrainState(params, optimizer.init(params), 0)`` with ``params`` the model's arrays.
+    """
     return train_init(eqx.filter(model, eqx.is_array), optimizer)
 
 
@@ -238,9 +328,26 @@ def init(model: PEClassifier, optimizer: optax.GradientTransformation) -> TrainS
 @renamed_kwargs(batch="batch_size")
 def make_step(model: PEClassifier, optimizer: optax.GradientTransformation, *, task: str | Array, lam=0.0,
               batch_size: int = 64, n_min: int = 8, n_max: int = 32, vocab: int = 16, k: int = 3):
-    """``step(key, state) -> (TrainState, TrainInfo)``: one optimiser step on a fresh batch of the task (a name in
-    :data:`TASKS` or an integer index into it, which may be traced: see :func:`sample_batch`). The step of
-    :func:`pe_classifier_algorithm`."""
+    """The training step of :func:`pe_classifier_algorithm`: one optimiser step on a fresh batch of the task.
+
+    Args:
+      model: the :class:`PEClassifier` (its static parts are closed over).
+      optimizer: any optax optimizer.
+      task: a name in :data:`TASKS` or an integer index into it (may be traced, see :func:`sample_batch`).
+      lam: spread-penalty weight ``λ ≥ 0`` (may be traced).
+      batch_size: sequences per step (static int).
+      n_min: shortest training length (static int ``≥ 1``).
+      n_max: longest training length and the padded length (static int ``≥ n_min``).
+      vocab: vocabulary size ``V`` of the task (static int ``≥ 2``).
+      k: the read-out position of the ``"position"`` task (static int ``< n_min``).
+
+    Returns:
+      ``step(key, state, batch=None) -> (TrainState, TrainInfo)``, the ``step`` of
+      :func:`pe_classifier_algorithm`.
+
+    Raises:
+      ValueError: as :func:`pe_classifier_algorithm`.
+    """
     return pe_classifier_algorithm(model, optimizer, task=task, lam=lam, batch_size=batch_size, n_min=n_min,
                                    n_max=n_max, vocab=vocab, k=k).step
 
@@ -249,9 +356,35 @@ def make_step(model: PEClassifier, optimizer: optax.GradientTransformation, *, t
 @renamed_kwargs(batch="batch_size")
 def train(key, model: PEClassifier, optimizer: optax.GradientTransformation, num_steps: int, *, thin: int = 1,
           **task_kwargs) -> tuple[PEClassifier, RunTrace]:
-    """Train ``model`` for ``num_steps`` steps of :func:`pe_classifier_algorithm` (see it for the task keywords)
-    with :func:`jaxlab.core.run`; returns the trained model and the thinned :class:`jaxlab.core.train.TrainInfo`
-    trace (``infos.aux`` a :class:`PEClassifierMetrics`)."""
+    """Train ``model`` for ``num_steps`` steps of :func:`pe_classifier_algorithm` with :func:`jaxlab.core.run`.
+
+    Args:
+      key: PRNG key, split into one key per step (each step draws its batch).
+      model: the :class:`PEClassifier` to train.
+      optimizer: any optax optimizer.
+      num_steps: number of steps (static int).
+      thin: record the info every ``thin`` steps (``num_steps`` must be a multiple of it).
+      **task_kwargs: ``task`` (required), ``lam``, ``batch_size``, ``n_min``, ``n_max``, ``vocab``, ``k`` of
+        :func:`pe_classifier_algorithm` (old name ``batch`` for ``batch_size``).
+
+    Returns:
+      A tuple ``(model, trace)``: the trained :class:`PEClassifier` and the :class:`jaxlab.core.RunTrace` whose
+      ``infos`` is the thinned :class:`jaxlab.core.train.TrainInfo` (``infos.aux`` a
+      :class:`PEClassifierMetrics`), with a leading axis ``num_steps // thin``.
+
+    Raises:
+      TypeError: as :func:`jaxlab.core.run`; ``task`` missing.
+      ValueError: as :func:`pe_classifier_algorithm` and :func:`jaxlab.core.run`.
+
+    Example:
+      >>> import jax, optax
+      >>> from jaxlab.attention.pe_spread import PEClassifier, train
+      >>> model = PEClassifier(jax.random.key(0), vocab=4, d=8, num_classes=4)
+      >>> model, trace = train(jax.random.key(1), model, optax.adam(1e-2), 10, task="majority", batch_size=4,
+      ...                      n_min=4, n_max=8, vocab=4)
+      >>> trace.infos.loss.shape
+      (10,)
+    """
     algo = pe_classifier_algorithm(model, optimizer, **task_kwargs)
     final, trace = run(algo.step, algo.init(model), key, num_steps, thin=thin)
     return eqx.combine(final.params, eqx.filter(model, eqx.is_array, inverse=True)), trace
@@ -260,7 +393,26 @@ def train(key, model: PEClassifier, optimizer: optax.GradientTransformation, num
 @cites(SPREAD)
 def accuracy(model: PEClassifier, key, *, task: str | Array, n: int, num: int = 512, vocab: int = 16,
              k: int = 3) -> Array:
-    """Accuracy on ``num`` fresh sequences of exactly length ``n`` (no padding)."""
+    """Accuracy of ``model`` on ``num`` fresh sequences of exactly length ``n`` (no padding).
+
+    Longer ``n`` than the training lengths measures length generalisation.
+
+    Args:
+      model: a :class:`PEClassifier` (a PE table needs at least ``n`` rows).
+      key: PRNG key of the sequences.
+      task: a name in :data:`TASKS` or an integer index into it.
+      n: the test length (int ``≥ 1``).
+      num: number of sequences.
+      vocab: vocabulary size ``V`` of the task (int ``≥ 2``).
+      k: the read-out position of ``"position"`` (int ``< n``).
+
+    Returns:
+      0-d float array, the fraction classified correctly.
+
+    Raises:
+      TypeError: as :func:`sample_batch`.
+      ValueError: as :func:`sample_batch`.
+    """
     tokens, mask, labels = sample_batch(key, task, num, n, n, vocab, k)
     return jnp.mean(jnp.argmax(_logits(model, tokens, mask), axis=-1) == labels)
 

@@ -106,8 +106,35 @@ def _safe_div(a: Array, b: Array) -> Array:
 
 @cites(FACTS, SIMPLEQA)
 def shortform_metrics(verdicts: Int[Array, "*J n"], mask: Float[Array, " n"] | None = None) -> dict[str, Array]:
-    """Accuracy, attempted rate, hedging rate, attempted-accuracy and F1 of SimpleQA-style verdicts
-    (``VERDICT`` codes), over ``mask == 1``; ``verdicts (J, n)``: per judge, then the mean over judges."""
+    """SimpleQA-style metrics of short-form verdicts (the Parametric and Search benchmarks of FACTS).
+
+    Verdict codes :data:`VERDICT` (correct 0, incorrect 1, not_attempted 2), counts ``C, I, A`` over ``mask == 1``,
+    ``n = C + I + A``: ``accuracy = C/n``, ``attempted = (C + I)/n``, ``hedging = A/n``,
+    ``attempted_accuracy = C/(C + I)`` (0 if ``C + I = 0``) and ``F1 = 2 acc att_acc/(acc + att_acc)`` (0 if both are
+    0), the grader of Wei et al., "Measuring short-form factuality in large language models", arXiv:2411.04368, as used
+    by Cheng et al., "The FACTS Leaderboard: A Comprehensive Benchmark for Large Language Model Factuality",
+    arXiv:2512.10791. With ``J`` judges every metric is computed per judge, then averaged.
+
+    Args:
+      verdicts: int or bool array of codes, ``(n,)`` or ``(J, n)`` (float arrays holding whole numbers are
+        accepted when concrete).
+      mask: optional ``(n,)`` array of 0/1 (int, bool or float), 1 for the real items; ``None`` keeps every item.
+
+    Returns:
+      dict with 0-d float arrays ``"accuracy"``, ``"attempted"``, ``"hedging"``, ``"attempted_accuracy"``, ``"f1"``.
+
+    Raises:
+      TypeError: ``verdicts`` not numeric, or floating with non-integer (or traced) values.
+      ValueError: ``verdicts`` not 1-d or 2-d, empty, or with codes outside {0, 1, 2}; ``mask`` not ``(n,)``,
+        not 0/1 or all zeros (under ``jit``, value checks raise at run time).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxlab.eval.facts import shortform_metrics
+      >>> m = shortform_metrics(jnp.array([0, 0, 1, 2]))   # correct, correct, incorrect, not attempted
+      >>> float(m["accuracy"]), float(m["attempted_accuracy"])
+      (0.5, 0.6666666865348816)
+    """
     v = _codes(verdicts, "verdicts", tuple(VERDICT.values()))
     w = _mask(mask, v.shape[-1])
 
@@ -130,8 +157,26 @@ def shortform_metrics(verdicts: Int[Array, "*J n"], mask: Float[Array, " n"] | N
 def multimodal_metrics(
     coverage: Int[Array, "*J n"], no_contradiction: Int[Array, "*J n"], mask: Float[Array, " n"] | None = None
 ) -> dict[str, Array]:
-    """``accuracy = mean(kappa * nu)``, coverage rate and no-contradiction rate over ``mask == 1`` (per judge and
-    averaged when the inputs are ``(J, n)``)."""
+    """Multimodal metrics: accuracy ``mean_i κ_i ν_i``, and the coverage and no-contradiction rates.
+
+    The coverage rate is ``mean_i κ_i`` and the no-contradiction rate ``mean_i ν_i``. Coverage ``κ_i`` and
+    no-contradiction ``ν_i`` are in {0, 1} and the means run over ``mask == 1`` (Cheng et al., "The FACTS Leaderboard: A
+    Comprehensive Benchmark for Large Language Model Factuality", arXiv:2512.10791). With ``J`` judges every metric is
+    computed per judge, then averaged.
+
+    Args:
+      coverage: int or bool array of 0/1, ``(n,)`` or ``(J, n)``.
+      no_contradiction: int or bool array of 0/1 of the shape of ``coverage``.
+      mask: optional ``(n,)`` array of 0/1 (int, bool or float), 1 for the real items; ``None`` keeps every item.
+
+    Returns:
+      dict with 0-d float arrays ``"accuracy"``, ``"coverage"``, ``"no_contradiction"``.
+
+    Raises:
+      TypeError: an input not numeric, or floating with non-integer (or traced) values.
+      ValueError: an input not 1-d or 2-d, empty, or not 0/1; the two shapes differ; a bad ``mask`` as in
+        :func:`shortform_metrics`.
+    """
     kappa = _codes(coverage, "coverage", (0, 1))
     nu = _codes(no_contradiction, "no_contradiction", (0, 1))
     if kappa.shape != nu.shape:
@@ -159,8 +204,29 @@ def grounding_score(
     eligibility: str = "per_judge",
     mask: Float[Array, " n"] | None = None,
 ) -> Float[Array, ""]:
-    """Grounding sub-score ``(1/J) sum_j (1/n) sum_i e_ij g_ij`` (ineligible answers count as inaccurate);
-    ``eligibility="any_judge"`` uses ``min_j e_ij`` for every judge."""
+    """Grounding sub-score ``(1/J) Σ_j (1/n) Σ_i e_ij g_ij``: ineligible answers count as inaccurate.
+
+    Eligibility ``e_ij`` and grounding ``g_ij`` in {0, 1} from ``J`` judges; the item mean runs over ``mask == 1`` and
+    ineligible answers stay in the denominator. ``eligibility="any_judge"`` uses ``min_j e_ij`` for every judge
+    (disqualified if any judge says ineligible). Rules of FACTS Grounding (Jacovi et al., "The FACTS Grounding
+    Leaderboard", arXiv:2501.03200) as combined in Cheng et al., "The FACTS Leaderboard: A Comprehensive Benchmark for
+    Large Language Model Factuality", arXiv:2512.10791; no official scoring code was located, so the combination is
+    reconstructed from the papers' text.
+
+    Args:
+      eligible: ``(J, n)`` int or bool array of 0/1 eligibility verdicts.
+      grounded: ``(J, n)`` int or bool array of 0/1 grounding verdicts.
+      eligibility: ``"per_judge"`` (each judge's own eligibility) or ``"any_judge"``.
+      mask: optional ``(n,)`` array of 0/1 (int, bool or float), 1 for the real items; ``None`` keeps every item.
+
+    Returns:
+      0-d float array in ``[0, 1]``.
+
+    Raises:
+      TypeError: an input not numeric, or floating with non-integer (or traced) values.
+      ValueError: an input not ``(J, n)``, empty or not 0/1; the shapes differ; an unknown ``eligibility``; a bad
+        ``mask`` as in :func:`shortform_metrics`.
+    """
     e = _codes(eligible, "eligible", (0, 1))
     g = _codes(grounded, "grounded", (0, 1))
     if e.ndim != 2 or g.ndim != 2:
@@ -180,8 +246,26 @@ def grounding_score(
 def combine_splits(
     public: Any, private: Any, n_public: Any = None, n_private: Any = None, mode: str = "mean"
 ) -> Float[Array, "..."]:
-    """Combine a benchmark's public and private scores: their mean (``mode="mean"``, default) or the item-weighted
-    pool ``(n_pub s_pub + n_priv s_priv) / (n_pub + n_priv)`` (``mode="pooled"``, needs both counts)."""
+    """Combine a benchmark's public and private split scores.
+
+    ``mode="mean"``: ``(s_pub + s_priv)/2`` (the default, reconstructed: no official scoring code was located);
+    ``mode="pooled"``: the item-weighted pool ``(n_pub s_pub + n_priv s_priv)/(n_pub + n_priv)``.
+
+    Args:
+      public: float array (any shape) of public-split scores in ``[0, 1]``.
+      private: float array of private-split scores in ``[0, 1]``, broadcastable with ``public``.
+      n_public: item count of the public split (``≥ 0``), required by ``mode="pooled"``.
+      n_private: item count of the private split (``≥ 0``), required by ``mode="pooled"``.
+      mode: ``"mean"`` or ``"pooled"``.
+
+    Returns:
+      Float array of the broadcast shape of ``public`` and ``private``.
+
+    Raises:
+      TypeError: a score not floating, or a count not numeric.
+      ValueError: a score outside ``[0, 1]``; an unknown ``mode``; ``mode="pooled"`` without both counts, with a
+        negative count or with ``n_public + n_private = 0`` (under ``jit``, value checks raise at run time).
+    """
     public = check_in_range(as_array(public, "public"), "public", 0.0, 1.0)
     private = check_in_range(as_array(private, "private"), "private", 0.0, 1.0)
     if mode == "mean":
@@ -210,7 +294,22 @@ def _check_keys(subscores: Mapping[str, Any], name: str) -> None:
 
 @cites(FACTS)
 def facts_score(subscores: Mapping[str, Any]) -> Float[Array, "..."]:
-    """FACTS score: the mean of the four sub-scores (``SUBBENCHMARKS``, exactly these keys)."""
+    """FACTS score: the mean of the four sub-scores, ``(1/4) Σ_{b ∈ {multimodal, parametric, search, grounding}} s_b``.
+
+    The suite score of Cheng et al., "The FACTS Leaderboard: A Comprehensive Benchmark for Large Language Model
+    Factuality", arXiv:2512.10791.
+
+    Args:
+      subscores: mapping with exactly the keys :data:`SUBBENCHMARKS`, each a float (or float array, all
+        broadcastable) in ``[0, 1]``.
+
+    Returns:
+      Float array (0-d for scalar sub-scores).
+
+    Raises:
+      TypeError: ``subscores`` is not a mapping, or a value is not floating.
+      ValueError: missing or extra keys; a value outside ``[0, 1]``.
+    """
     _check_keys(subscores, "subscores")
     vals = [check_in_range(as_array(subscores[b], f"subscores[{b!r}]"), f"subscores[{b!r}]", 0.0, 1.0)
             for b in SUBBENCHMARKS]
@@ -241,8 +340,25 @@ def bootstrap_ci(
     n_boot: int = 1000,
     level: float = 0.95,
 ) -> tuple[Array, Array]:
-    """Percentile bootstrap interval of ``stat_fn(per_item)``: ``n_boot`` resamples of the items (axis 0) with
-    replacement, evaluated in one ``vmap``; returns ``(lo, hi)``."""
+    """Percentile bootstrap interval of ``stat_fn(per_item)`` over items.
+
+    ``n_boot`` resamples of the items (axis 0) with replacement, evaluated in one ``vmap``; the interval is the
+    ``(1 − level)/2`` and ``(1 + level)/2`` quantiles of the resampled statistic.
+
+    Args:
+      key: PRNG key of the resampling.
+      per_item: ``(n, ...)`` numeric array, the items on axis 0 (``n ≥ 1``).
+      stat_fn: statistic of a resampled ``(n, ...)`` array, traceable under ``vmap`` (default ``jnp.mean``).
+      n_boot: number of resamples (int ``≥ 2``).
+      level: confidence level in ``(0, 1)``.
+
+    Returns:
+      A tuple ``(lo, hi)`` of float arrays of the shape of ``stat_fn``'s output.
+
+    Raises:
+      TypeError: ``per_item`` not numeric; ``n_boot`` not an int.
+      ValueError: ``per_item`` 0-d or without items; ``n_boot < 2``; ``level`` not in ``(0, 1)``.
+    """
     per_item = as_array(per_item, "per_item", kind="number")
     if per_item.ndim < 1 or per_item.shape[0] == 0:
         raise ValueError(f"per_item must have at least one item on axis 0, got shape {tuple(per_item.shape)}")
@@ -276,9 +392,38 @@ def facts_score_ci(
 ) -> tuple[Array, Array, Array]:
     """FACTS score and its joint percentile-bootstrap interval.
 
-    ``items[b] = (public, private)`` per-item scores of benchmark ``b`` (a correct indicator for short-form,
-    ``kappa nu`` for multimodal, the judge-mean of ``e g`` for grounding), so that the split score is their mean.
-    Every benchmark and split is resampled independently. Returns ``(score, lo, hi)``.
+    ``items[b] = (public, private)`` per-item scores of benchmark ``b`` (a correct indicator for short-form, ``κ ν`` for
+    multimodal, the judge mean of ``e g`` for grounding; see :meth:`~jaxlab.eval.facts.table.VerdictTable.item_scores`),
+    so that each split score is their mean. The score is :func:`facts_score` of :func:`combine_splits` of the split
+    means; every benchmark and split is resampled independently ``n_boot`` times (a joint bootstrap), and the interval
+    is the percentile interval of the resampled suite scores. Bootstrap settings (B = 1000, 95 %) follow Cheng et al.,
+    "The FACTS Leaderboard: A Comprehensive Benchmark for Large Language Model Factuality", arXiv:2512.10791; the joint
+    resampling is reconstructed.
+
+    Args:
+      key: PRNG key of the resampling.
+      items: mapping with exactly the keys :data:`SUBBENCHMARKS`, each a ``(public, private)`` pair of 1-d float
+        arrays of per-item scores in ``[0, 1]``.
+      n_boot: number of resamples (int ``≥ 2``).
+      level: confidence level in ``(0, 1)``.
+      mode: split combination, ``"mean"`` or ``"pooled"`` (see :func:`combine_splits`).
+
+    Returns:
+      A tuple ``(score, lo, hi)`` of 0-d float arrays.
+
+    Raises:
+      TypeError: ``items`` is not a mapping; a score array not floating; ``n_boot`` not an int.
+      ValueError: missing or extra keys; an entry that is not a pair; a split that is not 1-d, empty or outside
+        ``[0, 1]``; ``n_boot < 2``; ``level`` not in ``(0, 1)``; an unknown ``mode``.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.eval.facts import facts_score_ci
+      >>> split = jnp.array([1.0, 0.0, 1.0, 1.0])
+      >>> items = {b: (split, split) for b in ("multimodal", "parametric", "search", "grounding")}
+      >>> score, lo, hi = facts_score_ci(jax.random.key(0), items, n_boot=200)
+      >>> float(score)
+      0.75
     """
     _check_keys(items, "items")
     n_boot = _check_boot(n_boot, level)

@@ -74,7 +74,17 @@ Judge = Callable[[dict], dict]
 
 
 class VerdictRow(NamedTuple):
-    """One judge's verdict on one item; ``values`` holds the benchmark's fields as integer codes."""
+    """One judge's verdict on one item.
+
+    Attributes:
+      model: name of the evaluated model.
+      benchmark: one of ``"parametric"``, ``"search"``, ``"multimodal"``, ``"grounding"``.
+      split: ``"public"`` or ``"private"``.
+      item_id: the item's identifier within its benchmark and split.
+      judge: name of the judge.
+      values: the benchmark's fields (:data:`FIELDS`) as integer codes: ``(verdict,)`` with the codes of
+        :data:`~jaxlab.eval.facts.metrics.VERDICT`, or two 0/1 values.
+    """
 
     model: str
     benchmark: str
@@ -85,6 +95,17 @@ class VerdictRow(NamedTuple):
 
 
 class LeaderboardRow(NamedTuple):
+    """One model's line of the leaderboard: its four sub-scores and FACTS score, each a float in ``[0, 1]``.
+
+    Attributes:
+      model: name of the model.
+      multimodal: the multimodal sub-score (accuracy, splits combined).
+      parametric: the parametric sub-score (accuracy, splits combined).
+      search: the search sub-score (accuracy, splits combined).
+      grounding: the grounding sub-score (splits combined).
+      facts: the FACTS score, the mean of the four.
+    """
+
     model: str
     multimodal: float
     parametric: float
@@ -131,13 +152,36 @@ def _row(record: Mapping[str, Any], where: str) -> VerdictRow:
 
 @dataclass(frozen=True)
 class VerdictTable:
-    """Validated verdict rows, with the arrays the metrics need."""
+    """Validated verdict rows, with the per-split arrays and scores the metrics need.
+
+    Build it with :meth:`from_records`, :func:`load_verdicts`, :func:`judge_items` or :func:`synthetic_verdicts`.
+    Methods: ``models()``, ``arrays(model, benchmark, split)`` (field arrays ``(J, n)``), ``split_score(...)``,
+    ``item_scores(...)`` and ``n_items(...)``.
+
+    Attributes:
+      rows: tuple of :class:`VerdictRow`, in input order.
+    """
 
     rows: tuple[VerdictRow, ...]
 
     @classmethod
     def from_records(cls, records: Iterable[Mapping[str, Any]], source: str = "record") -> VerdictTable:
-        """Validate records (dicts with :data:`BASE_COLUMNS` and the benchmark's fields) into a table."""
+        """Validate records into a table.
+
+        Args:
+          records: iterable of mappings with :data:`BASE_COLUMNS` and the benchmark's fields (:data:`FIELDS`):
+            ``verdict`` a label of :data:`~jaxlab.eval.facts.metrics.VERDICT`, binary fields 0/1, True/False or the
+            strings ``"0"``, ``"1"``, ``"true"``, ``"false"``.
+          source: how to name a record in error messages (``"<source> <k>"``).
+
+        Returns:
+          The :class:`VerdictTable`.
+
+        Raises:
+          ValueError: naming the record, for a non-mapping, a missing column or field, an unknown benchmark, split
+            or verdict label, a binary field not 0/1, or a duplicate ``(model, benchmark, split, item_id, judge)``;
+            no records at all.
+        """
         rows, seen = [], set()
         for k, rec in enumerate(records, start=1):
             row = _row(rec, f"{source} {k}")
@@ -151,10 +195,27 @@ class VerdictTable:
         return cls(tuple(rows))
 
     def models(self) -> list[str]:
+        """The model names of the table, sorted.
+
+        Returns:
+          list of str.
+        """
         return sorted({r.model for r in self.rows})
 
     def arrays(self, model: str, benchmark: str, split: str) -> dict[str, np.ndarray]:
-        """Field arrays ``(J, n)`` (judges and item ids sorted) of one model, benchmark and split."""
+        """Field arrays ``(J, n)`` (judges and item ids sorted) of one model, benchmark and split.
+
+        Args:
+          model: name of the model.
+          benchmark: one of the benchmarks of :data:`FIELDS`.
+          split: ``"public"`` or ``"private"``.
+
+        Returns:
+          dict from each field of the benchmark to an int32 array ``(J, n)``.
+
+        Raises:
+          ValueError: no rows for the triple, or a judge that did not rate every item.
+        """
         sel = [r for r in self.rows if (r.model, r.benchmark, r.split) == (model, benchmark, split)]
         if not sel:
             raise ValueError(f"no verdicts for model {model!r}, benchmark {benchmark!r}, split {split!r}")
@@ -174,7 +235,21 @@ class VerdictTable:
         return out
 
     def split_score(self, model: str, benchmark: str, split: str, eligibility: str = "per_judge") -> float:
-        """Primary score of one split: accuracy (short-form, multimodal) or the grounding score."""
+        """Primary score of one split: accuracy (short-form, multimodal) or the grounding score.
+
+        Args:
+          model: name of the model.
+          benchmark: one of the benchmarks of :data:`FIELDS`.
+          split: ``"public"`` or ``"private"``.
+          eligibility: grounding eligibility rule, ``"per_judge"`` or ``"any_judge"``
+            (:func:`~jaxlab.eval.facts.metrics.grounding_score`).
+
+        Returns:
+          The score as a Python float.
+
+        Raises:
+          ValueError: as :meth:`arrays`; an unknown ``eligibility`` (checked for grounding only).
+        """
         a = self.arrays(model, benchmark, split)
         if benchmark == "grounding":
             return float(grounding_score(a["eligible"], a["grounded"], eligibility))
@@ -183,9 +258,22 @@ class VerdictTable:
         return float(shortform_metrics(a["verdict"])["accuracy"])
 
     def item_scores(self, model: str, benchmark: str, split: str, eligibility: str = "per_judge") -> np.ndarray:
-        """Per-item scores whose mean is the split score (for
-        :func:`~jaxlab.eval.facts.metrics.facts_score_ci`): correct indicator (short-form), ``kappa nu``
-        (multimodal), judge mean of ``e g`` (grounding), each averaged over judges."""
+        """Per-item scores whose mean is the split score, for :func:`~jaxlab.eval.facts.metrics.facts_score_ci`.
+
+        The correct indicator (short-form), ``κ ν`` (multimodal) or ``e g`` (grounding), each averaged over judges.
+
+        Args:
+          model: name of the model.
+          benchmark: one of the benchmarks of :data:`FIELDS`.
+          split: ``"public"`` or ``"private"``.
+          eligibility: grounding eligibility rule, ``"any_judge"``, else per judge (not checked).
+
+        Returns:
+          ``(n,)`` float64 NumPy array, items in sorted id order.
+
+        Raises:
+          ValueError: as :meth:`arrays`.
+        """
         a = self.arrays(model, benchmark, split)
         if benchmark in ("parametric", "search"):
             return (a["verdict"] == VERDICT["correct"]).mean(0)
@@ -197,6 +285,16 @@ class VerdictTable:
         return (e * a["grounded"]).mean(0)
 
     def n_items(self, model: str, benchmark: str, split: str) -> int:
+        """Number of distinct items of one model, benchmark and split (0 when there is none).
+
+        Args:
+          model: name of the model.
+          benchmark: the benchmark.
+          split: the split.
+
+        Returns:
+          int.
+        """
         return len({r.item_id for r in self.rows if (r.model, r.benchmark, r.split) == (model, benchmark, split)})
 
 
@@ -230,7 +328,31 @@ def _read_records(path: Path) -> tuple[list[dict], str]:
 
 @cites(FACTS)
 def load_verdicts(path: str | Path) -> VerdictTable:
-    """Read and validate a verdict file (``.csv``, ``.json`` list of objects, or ``.jsonl``)."""
+    """Read and validate a verdict file: ``.csv`` (with a header), ``.json`` (a list of objects) or ``.jsonl``.
+
+    One record per (model, benchmark, split, item_id, judge) with the benchmark's fields, as in the module docstring.
+
+    Args:
+      path: path of the file (str or ``pathlib.Path``).
+
+    Returns:
+      The :class:`VerdictTable`.
+
+    Raises:
+      ValueError: an unsupported suffix; a CSV header without :data:`BASE_COLUMNS`; invalid JSON (naming the
+        line); a JSON file that is not a list; a malformed record (see :meth:`VerdictTable.from_records`).
+      OSError: the file cannot be read.
+
+    Example:
+      >>> import json, pathlib, tempfile
+      >>> from jaxlab.eval.facts import load_verdicts
+      >>> rows = [{"model": "m", "benchmark": "parametric", "split": "public", "item_id": "q1", "judge": "j1",
+      ...          "verdict": "correct"}]
+      >>> path = pathlib.Path(tempfile.mkdtemp()) / "verdicts.json"
+      >>> _ = path.write_text(json.dumps(rows))
+      >>> load_verdicts(path).split_score("m", "parametric", "public")
+      1.0
+    """
     path = Path(path)
     records, unit = _read_records(path)
     return VerdictTable.from_records(records, source=f"{path.name} {unit}")
@@ -238,7 +360,34 @@ def load_verdicts(path: str | Path) -> VerdictTable:
 
 @cites(FACTS)
 def leaderboard(table: VerdictTable, mode: str = "mean", eligibility: str = "per_judge") -> list[LeaderboardRow]:
-    """Every model's four sub-scores (public and private combined by ``mode``) and FACTS score, best first."""
+    """The leaderboard: every model's four sub-scores and FACTS score, best first.
+
+    Per benchmark ``b``, the public and private split scores (:meth:`VerdictTable.split_score`) are combined by
+    :func:`~jaxlab.eval.facts.metrics.combine_splits` (``mode``; the item counts for ``"pooled"``), and the FACTS score
+    is their mean (:func:`~jaxlab.eval.facts.metrics.facts_score`), as in Cheng et al., "The FACTS Leaderboard",
+    arXiv:2512.10791 (the split combination is reconstructed: no official scoring code was located).
+
+    Args:
+      table: the :class:`VerdictTable`; every model needs both splits of all four benchmarks.
+      mode: split combination, ``"mean"`` or ``"pooled"``.
+      eligibility: grounding eligibility rule, ``"per_judge"`` or ``"any_judge"``.
+
+    Returns:
+      list of :class:`LeaderboardRow`, sorted by decreasing FACTS score (ties by model name).
+
+    Raises:
+      ValueError: a model without verdicts for some benchmark and split; judges that did not rate every item; an
+        unknown ``mode`` or ``eligibility``.
+
+    Example:
+      >>> from jaxlab.eval.facts import format_leaderboard, leaderboard, synthetic_verdicts
+      >>> skills = {"a": dict(multimodal=0.8, parametric=0.6, search=0.9, grounding=0.7),
+      ...           "b": dict(multimodal=0.5, parametric=0.4, search=0.6, grounding=0.5)}
+      >>> rows = leaderboard(synthetic_verdicts(0, skills, n_items=20))
+      >>> [r.model for r in rows]
+      ['a', 'b']
+      >>> text = format_leaderboard(rows)
+    """
     out = []
     for model in table.models():
         subs = {}
@@ -251,7 +400,15 @@ def leaderboard(table: VerdictTable, mode: str = "mean", eligibility: str = "per
 
 
 def format_leaderboard(rows: Iterable[LeaderboardRow]) -> str:
-    """The leaderboard as a fixed-width text table, percentages with one decimal."""
+    """The leaderboard as a fixed-width text table: rank, model, FACTS and the four sub-scores, in percent (one
+    decimal).
+
+    Args:
+      rows: iterable of :class:`LeaderboardRow` in rank order (as :func:`leaderboard` returns them).
+
+    Returns:
+      The table as one string (a header, a rule and one line per row).
+    """
     rows = list(rows)
     width = max([len("model"), *(len(r.model) for r in rows)])
     head = f"{'rank':>4}  {'model':<{width}}  {'FACTS':>6}  " + "  ".join(f"{b[:10]:>10}" for b in SUBBENCHMARKS)
@@ -263,6 +420,11 @@ def format_leaderboard(rows: Iterable[LeaderboardRow]) -> str:
 
 
 def print_leaderboard(rows: Iterable[LeaderboardRow]) -> None:
+    """Print :func:`format_leaderboard` of ``rows``.
+
+    Args:
+      rows: iterable of :class:`LeaderboardRow` in rank order.
+    """
     print(format_leaderboard(rows))
 
 
@@ -271,14 +433,22 @@ def _norm(text: str) -> str:
 
 
 class RuleJudge:
-    """Deterministic rule-based judge (a stand-in for LLM judges in tests; jaxlab's rules).
+    """Deterministic rule-based judge: a stand-in for LLM judges in tests (jaxlab's rules, not the paper's prompts).
 
-    - short-form: ``not_attempted`` if the response is empty or hedges (one of ``hedges``), ``correct`` if the
-      normalised gold answer occurs in the normalised response, else ``incorrect``;
-    - multimodal: coverage = every ``essential`` fact occurs, no_contradiction = no ``contradictions`` entry
-      occurs;
-    - grounding: eligible = every ``request_keywords`` entry occurs in the response, grounded = every sentence of
-      the response occurs in the document (after normalisation).
+    Call it on an item dict (``benchmark`` and the content below); it returns the benchmark's fields. Texts are compared
+    after normalisation (lower case, alphanumerics, single spaces).
+
+    - short-form (reads ``response``, ``gold``): ``not_attempted`` if the response is empty or hedges (one of
+      ``hedges``), ``correct`` if the normalised gold answer occurs in the normalised response, else
+      ``incorrect``;
+    - multimodal (reads ``response``, ``essential``, ``contradictions``): coverage = every ``essential`` fact
+      occurs, no_contradiction = no ``contradictions`` entry occurs;
+    - grounding (reads ``response``, ``document``, ``request_keywords``): eligible = a non-empty response with
+      every ``request_keywords`` entry, grounded = every sentence of the response occurs in the document.
+
+    Raises:
+      ValueError: (on call) the item's ``benchmark`` is unknown.
+      KeyError: (on call) a short-form item without ``gold``.
     """
 
     hedges = ("i don t know", "i am not sure", "i cannot answer", "unknown")
@@ -305,8 +475,22 @@ class RuleJudge:
 
 @cites(FACTS)
 def judge_items(judges: Mapping[str, Judge], items: Iterable[Mapping[str, Any]]) -> VerdictTable:
-    """Run every judge on every item (dicts with ``model, benchmark, split, item_id`` and the content the judge
-    reads) and validate their outputs into a :class:`VerdictTable`."""
+    """Run every judge on every item and validate their outputs into a :class:`VerdictTable`.
+
+    A judge is any callable ``item dict -> dict of the benchmark's fields`` (an LLM call in practice, or
+    :class:`RuleJudge`); it receives a copy of the item.
+
+    Args:
+      judges: mapping from judge name to judge.
+      items: iterable of item dicts with ``model``, ``benchmark``, ``split``, ``item_id`` and the content the
+        judges read.
+
+    Returns:
+      The :class:`VerdictTable` of one row per (item, judge).
+
+    Raises:
+      ValueError: a judge returned a non-mapping; a malformed verdict (see :meth:`VerdictTable.from_records`).
+    """
     records = []
     for item in items:
         for name, judge in judges.items():
@@ -320,10 +504,28 @@ def judge_items(judges: Mapping[str, Judge], items: Iterable[Mapping[str, Any]])
 def synthetic_verdicts(
     seed: int, skills: Mapping[str, Mapping[str, float]], n_items: int = 50, n_judges: int = 2
 ) -> VerdictTable:
-    """A synthetic verdict table (for tests, claims and the notebook): model ``m`` gets item-level success with
-    probability ``skills[m][benchmark]`` on every benchmark and split; short-form failures split evenly into
-    incorrect and not_attempted, multimodal failures into missing coverage or a contradiction, grounding
-    failures into ineligible or ungrounded; judges of grounding disagree on 10 % of the items (one flips)."""
+    """A synthetic verdict table **[chosen]**, for tests, claims and the notebook.
+
+    Model ``m`` succeeds on an item with probability ``skills[m][benchmark]`` on every benchmark and split. Short-form
+    failures split evenly into incorrect and not_attempted, multimodal failures into missing coverage or a
+    contradiction, grounding failures into ineligible or ungrounded. Short-form and multimodal items get one judge
+    ``"j1"``; grounding items get ``n_judges`` judges, and on about 10 % of the items the last judge flips its
+    eligibility verdict.
+
+    Args:
+      seed: seed of the NumPy generator.
+      skills: mapping from model name to a mapping with a success probability in ``[0, 1]`` for each of
+        :data:`~jaxlab.eval.facts.metrics.SUBBENCHMARKS`.
+      n_items: items per benchmark and split.
+      n_judges: number of grounding judges.
+
+    Returns:
+      The :class:`VerdictTable`.
+
+    Raises:
+      ValueError: a skill outside ``[0, 1]``; no records (e.g. no models).
+      KeyError: a model's skills miss a benchmark.
+    """
     rng = np.random.default_rng(seed)
     records = []
     for model, sk in skills.items():

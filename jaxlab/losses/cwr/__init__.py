@@ -8,12 +8,13 @@ surrogates and links), :mod:`~jaxlab.losses.cwr.registry` (:func:`surrogate` by 
 polyhedral geometry and the exact checker, also ``jaxlab.losses.cwr_check``) and
 :mod:`~jaxlab.losses.cwr.train` (the mixture study, also ``jaxlab.losses.cwr_train``).
 
-Example::
-
-    from jaxlab.losses import cwr
-    s = cwr.surrogate("cwr2d", K=50, c=0.2)                  # scores u = (m, r)
-    loss, decision = s.loss(u, y), s.link(u)                 # decision -1 = reject
-    rep = cwr.calibration_report("cwr2d", 50, 0.2, cwr.threshold_distributions(0, 50, 0.2, 32))
+Example:
+  >>> import jax.numpy as jnp
+  >>> from jaxlab.losses import cwr
+  >>> s = cwr.surrogate("cwr2d", K=50, c=0.2)                  # scores u = (m, r)
+  >>> u, y = jnp.array([[3.0, 0.0], [7.4, 2.0]]), jnp.array([2, 6])
+  >>> loss, decision = s.loss(u, y), s.link(u)                 # decision -1 = reject
+  >>> rep = cwr.calibration_report("cwr2d", 5, 0.2, cwr.threshold_distributions(0, 5, 0.2, 8))
 """
 
 from jaxlab.losses.cwr import check, train

@@ -59,14 +59,25 @@ __all__ = [
 
 
 class CalibrationReport(NamedTuple):
-    """Per-distribution outcome of a calibration check; ``link_errors`` and ``min_gap`` summarise it."""
+    """Per-distribution outcome of a calibration check; ``link_errors`` and ``min_gap`` summarise it.
+
+    The pair (L, psi) passes on the sample when ``link_errors == 0`` and ``min_gap > 0``.
+
+    Attributes:
+      link_errors: number of distributions with psi(u*) not in Gamma_c(p) (a Python int).
+      min_gap: smallest calibration gap over the distributions (a Python float).
+      errors: ``(n,)`` bool NumPy array, psi(u*) not in Gamma_c(p).
+      gaps: ``(n,)`` float NumPy array, the calibration gaps gap(p) (clipped at 0).
+      min_risk: ``(n,)`` float NumPy array, min_u R_L(u; p).
+      u_star: ``(n, d)`` float NumPy array, a minimiser per distribution.
+    """
 
     link_errors: int
     min_gap: float
-    errors: np.ndarray  # (n,) bool: psi(u*) not in Gamma_c(p)
-    gaps: np.ndarray  # (n,) calibration gap
-    min_risk: np.ndarray  # (n,) min_u R_L(u; p)
-    u_star: np.ndarray  # (n, d) a minimiser
+    errors: np.ndarray
+    gaps: np.ndarray
+    min_risk: np.ndarray
+    u_star: np.ndarray
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -82,9 +93,22 @@ def _e(d: int, i: int) -> np.ndarray:
 def polyhedral_pieces(name: str, K: int, **kw: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Affine pieces of a polyhedral surrogate: L(u, y) = max_{r: valid[y, r]} A[y, r] . u + b[y, r].
 
-    Returns NumPy ``A (K, R, d)``, ``b (K, R)``, ``valid (K, R)``. Names: ``cs``, ``ova`` (2^K pieces,
-    K <= 12), ``bep`` (``code=``), ``ref2d`` (``c=``, ``mu=``, ``allow_invalid=``), ``cwr2d`` (``c=``,
-    ``a=``), ``hinge2`` (K = 2, ``c=``). ``ce`` is not polyhedral.
+    Names: ``cs``, ``ova`` (2^K pieces, K <= 12), ``bep`` (``code=``), ``ref2d`` (``c=``, ``mu=``,
+    ``allow_invalid=``), ``cwr2d`` (``c=``, ``a=``), ``hinge2`` (K = 2, ``c=``). ``ce`` is not polyhedral.
+    The pieces are the max-of-affine forms of the formulas in :mod:`jaxlab.losses.cwr.losses`.
+
+    Args:
+      name: a polyhedral surrogate of :data:`~jaxlab.losses.cwr.registry.SURROGATES`.
+      K: number of classes ``>= 2`` (``>= 3`` for ``ref2d``).
+      **kw: the surrogate's parameters: ``c`` (hinge2, ref2d, cwr2d; required there), ``a`` (cwr2d), ``mu``
+        and ``allow_invalid`` (ref2d), ``code`` (bep); others are ignored.
+
+    Returns:
+      ``(A, b, valid)``: NumPy arrays ``A (K, R, d)``, ``b (K, R)`` and ``valid (K, R)`` (all true here).
+
+    Raises:
+      TypeError: ``K`` is not an int, or a required ``c`` is missing.
+      ValueError: unknown name, ``name == "ce"``, ``K > 12`` for ``ova``, or parameters out of range.
     """
     d = surrogate_dim(name, K)
     if name == "ce":
@@ -147,7 +171,21 @@ def polyhedral_pieces(name: str, K: int, **kw: Any) -> tuple[np.ndarray, np.ndar
 def link_cells(name: str, K: int, **kw: Any) -> dict[int, list[tuple[np.ndarray, np.ndarray]]]:
     """Closed polyhedral cells of a link: ``{t: [(G, h), ...]}``; closure of psi^{-1}(t) = U {G u <= h}.
 
-    t runs over REJECT (-1) and 0..K-1. Keywords as in :func:`surrogate` (``tau``, ``code``, ``theta``).
+    t runs over REJECT (-1) and 0..K-1.
+
+    Args:
+      name: a polyhedral surrogate (``cs``, ``ova``, ``bep``, ``ref2d``, ``cwr2d``, ``hinge2``).
+      K: number of classes ``>= 2``.
+      **kw: the link's parameters as in :func:`~jaxlab.losses.cwr.registry.surrogate` (``tau``, ``code``,
+        ``theta``); others are ignored.
+
+    Returns:
+      A dict from each decision t in {-1, 0, ..., K-1} to a list of ``(G, h)`` NumPy pairs, ``G (m, d)`` and
+      ``h (m,)``.
+
+    Raises:
+      TypeError: ``K`` is not an int.
+      ValueError: unknown name (or ``ce``), ``K < 2``, or a link parameter out of range.
     """
     surrogate_dim(name, K)  # validates name and K
     cells: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {t: [] for t in range(-1, K)}
@@ -237,7 +275,22 @@ def _check_p(p: Any, K: int | None = None, name: str = "p") -> np.ndarray:
 
 
 def bayes_set(p: Any, c: float) -> set[int]:
-    """Gamma_c(p) as a set: all maximisers if max p > 1 - c, REJECT if max p < 1 - c, both at equality."""
+    """The Bayes-optimal decisions Gamma_c(p) of the 0-1-c loss, as a set.
+
+    All maximisers of p if max p > 1 - c, {REJECT} if max p < 1 - c, both at equality (exact float
+    comparisons).
+
+    Args:
+      p: ``(K,)`` float array on the simplex.
+      c: rejection cost (not validated).
+
+    Returns:
+      A set of Python ints in {-1, 0, ..., K-1}.
+
+    Raises:
+      TypeError: ``p`` is not a float array.
+      ValueError: ``p`` not 1-D or not a probability vector.
+    """
     p = _check_p(p)
     pmax = float(p.max())
     classes = {int(k) for k in np.flatnonzero(p == pmax)}
@@ -251,8 +304,23 @@ def bayes_set(p: Any, c: float) -> set[int]:
 def lp_min(pieces: tuple[Any, Any, Any], p: Any, G: Any = None, h: Any = None) -> tuple[float, np.ndarray]:
     """Exact min of R_L(u; p) over {G u <= h} (or all of R^d): ``(value, u*)``; ``(inf, nan)`` if infeasible.
 
-    ``pieces = (A (K, R, d), b (K, R), valid (K, R))`` as returned by
-    :func:`polyhedral_pieces`.
+    Solves the LP of the module docstring with scipy's HiGHS (``scipy.optimize.linprog``).
+
+    Args:
+      pieces: ``(A (K, R, d), b (K, R), valid (K, R))`` as returned by :func:`polyhedral_pieces`.
+      p: ``(K,)`` float array on the simplex.
+      G: ``(m, d)`` constraint matrix (or one row), or ``None`` for no constraint.
+      h: ``(m,)`` right-hand side (with ``G``).
+
+    Returns:
+      ``(value, u_star)``: the minimum (a Python float) and a ``(d,)`` NumPy minimiser; ``(inf, nan)`` if
+      ``{G u <= h}`` is empty.
+
+    Raises:
+      ImportError: scipy is not installed.
+      TypeError: ``p`` is not a float array.
+      ValueError: ``pieces`` or ``G``/``h`` of inconsistent shapes, or ``p`` not a probability vector of length K.
+      RuntimeError: HiGHS fails otherwise (e.g. an unbounded LP).
     """
     linprog = _linprog()
     A, b, valid = (np.asarray(x) for x in pieces)
@@ -286,7 +354,21 @@ def threshold_distributions(seed: int, K: int, c: float, n: int, *, drop: float 
 
     Near-threshold: one class gets p_k = 1 - c +- delta, delta ~ U[0.005, min(c, 0.2)], the rest is spread by a
     Dirichlet(1); adversarial: the same with the rest concentrated by a Dirichlet(0.2). Draws with
-    |max p - (1 - c)| < ``drop`` are replaced. The four kinds alternate.
+    |max p - (1 - c)| < ``drop`` are replaced. The four kinds alternate. The design is chosen here.
+
+    Args:
+      seed: NumPy seed (``numpy.random.default_rng``).
+      K: number of classes ``>= 2``.
+      c: rejection cost in (0, 1).
+      n: number of distributions ``>= 1``.
+      drop: half-width of the excluded band around the Chow threshold max p = 1 - c.
+
+    Returns:
+      ``(n, K)`` float64 NumPy array, each row on the simplex.
+
+    Raises:
+      TypeError: ``seed``, ``K`` or ``n`` is not an int.
+      ValueError: ``K < 2``, ``n < 1`` or ``c`` outside (0, 1).
     """
     seed, K, n = check_int(seed, "seed"), check_int(K, "K", min_value=2), check_int(n, "n", min_value=1)
     c = check_in_range(c, "c", 0.0, 1.0, lo_open=True, hi_open=True)
@@ -321,6 +403,34 @@ def calibration_report(name: str, K: int, c: float, ps: Any, *, key: Any = None,
     Polyhedral surrogates (cs, ova, bep, ref2d, cwr2d, hinge2) are solved exactly by LP; ``ce`` by optax
     L-BFGS (``num_steps`` iterations, ``restarts`` starts; the gap is a quadratic-penalty estimate with weight
     1e8, below the true gap by about 1e-8). ``kw`` goes to :func:`jaxlab.losses.cwr.registry.surrogate`.
+    The calibration gap is the one of the module docstring; (L, psi) is calibrated on the sample when the report
+    has no link errors and ``min_gap > 0``.
+
+    Args:
+      name: one of :data:`~jaxlab.losses.cwr.registry.SURROGATES`.
+      K: number of classes.
+      c: rejection cost, in the surrogate's range.
+      ps: ``(n, K)`` float array of distributions (rows on the simplex), e.g. :func:`threshold_distributions`.
+      key: PRNG key for the ``ce`` starts (``None``: ``jax.random.key(0)``); unused for polyhedral losses.
+      num_steps: L-BFGS steps per start (``ce`` only; ``steps`` is its deprecated name).
+      restarts: number of random starts (``ce`` only).
+      **kw: the surrogate's parameters (``tau``, ``code``, ``mu``, ``allow_invalid``, ``a``, ``theta``).
+
+    Returns:
+      A :class:`CalibrationReport` over the ``n`` distributions.
+
+    Raises:
+      ImportError: scipy is missing (polyhedral losses).
+      TypeError: ``K`` is not an int or ``ps`` not a float array.
+      ValueError: invalid name, K, c or parameters (see :func:`~jaxlab.losses.cwr.registry.surrogate`), or
+        ``ps`` not ``(n, K)`` rows on the simplex.
+
+    Example:
+      >>> from jaxlab.losses.cwr import calibration_report, threshold_distributions
+      >>> ps = threshold_distributions(0, 4, 0.2, 8)
+      >>> rep = calibration_report("cwr2d", 4, 0.2, ps)
+      >>> rep.link_errors, rep.min_gap > 0
+      (0, True)
     """
     sur = surrogate(name, K, c, **kw)  # validates name, K, c and the link parameters
     ps = as_array(ps, "ps", kind="float", ndim=2, shape=(None, sur.K))
@@ -417,7 +527,28 @@ def cwr2d_lattice_report(K: int, c: float, ps: Any, *, a: float | None = None,
     """Exact calibration check of ``cwr2d`` by enumeration of the lattice (Z/4)^2 (no LP, vmapped over p).
 
     Exact because every kink of R_L(.; p) and every link boundary (theta = 1/4) lies on the lattice; the window
-    m in [0, K+1], r in [-1, K+1] contains every relevant vertex.
+    m in [0, K+1], r in [-1, K+1] contains every relevant vertex (derived for jaxlab's ``cwr2d``, which is
+    jaxlab's own construction).
+
+    Args:
+      K: number of classes ``>= 2``.
+      c: rejection cost in (0, 1/2).
+      ps: ``(n, K)`` float array of distributions (rows on the simplex).
+      a: centre weight of the loss, or ``None`` for ``c / (1 - 2c)``.
+      theta: the link's radius threshold; must be 0.25.
+
+    Returns:
+      A :class:`CalibrationReport` over the ``n`` distributions.
+
+    Raises:
+      TypeError: ``K`` is not an int or ``ps`` not a float array.
+      ValueError: ``c`` outside (0, 1/2), ``theta != 0.25``, or ``ps`` not ``(n, K)`` rows on the simplex.
+
+    Example:
+      >>> from jaxlab.losses.cwr import cwr2d_lattice_report, threshold_distributions
+      >>> rep = cwr2d_lattice_report(5, 0.2, threshold_distributions(0, 5, 0.2, 16))
+      >>> rep.link_errors, rep.min_gap > 0
+      (0, True)
     """
     sur = surrogate("cwr2d", K, c, a=a, theta=theta)
     if theta != 0.25:

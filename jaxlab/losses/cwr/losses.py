@@ -92,7 +92,22 @@ __all__ = [
 
 @cites(CHOW)
 def ce_chow_loss(u: Float[Array, "... K"], y: Int[Array, "..."]) -> Float[Array, "..."]:
-    """Cross-entropy logsumexp(u) - u_y (minimiser: softmax(u) = p, so Chow's rule on softmax is exact)."""
+    """Cross-entropy L(u, y) = logsumexp(u) - u_y (d = K, any c in (0, 1) with :func:`ce_chow_link`).
+
+    The conditional risk is minimised where softmax(u) = p, so Chow's rule on softmax(u) is the Bayes
+    decision (Chow, 1970).
+
+    Args:
+      u: ``(..., K)`` float array of scores (finite).
+      y: int array of labels in 0..K-1, broadcastable to ``u.shape[:-1]``.
+
+    Returns:
+      Float array of the broadcast shape of ``u.shape[:-1]`` and ``y.shape``.
+
+    Raises:
+      TypeError: non-float ``u`` or non-integer ``y``.
+      ValueError: ``u`` scalar or non-finite, labels out of range, or batch shapes that do not broadcast.
+    """
     u = _scores(u, None)
     u, y = _broadcast(u, _labels(y, u.shape[-1]))
     return jax.nn.logsumexp(u, axis=-1) - _pick(u, y)
@@ -100,7 +115,19 @@ def ce_chow_loss(u: Float[Array, "... K"], y: Int[Array, "..."]) -> Float[Array,
 
 @cites(CHOW)
 def ce_chow_link(u: Float[Array, "... K"], c: float) -> Int[Array, "..."]:
-    """Chow's rule on q = softmax(u): argmax q if max q >= 1 - c, else REJECT. c in (0, 1)."""
+    """Chow's rule on q = softmax(u): argmax q if max q >= 1 - c, else REJECT (compared in log space).
+
+    Args:
+      u: ``(..., K)`` float array of scores (finite).
+      c: rejection cost in (0, 1).
+
+    Returns:
+      int32 array of shape ``u.shape[:-1]``: a class in 0..K-1 or REJECT (-1).
+
+    Raises:
+      TypeError: non-float ``u``.
+      ValueError: ``u`` scalar or non-finite, or ``c`` outside (0, 1).
+    """
     u = _scores(u, None)
     c = _check_cost(c, "ce", lo=0.0, hi=1.0, hi_open=True)
     logq = jax.nn.log_softmax(u, axis=-1)
@@ -110,7 +137,22 @@ def ce_chow_link(u: Float[Array, "... K"], c: float) -> Int[Array, "..."]:
 
 @cites(RAMASWAMY)
 def ova_hinge_loss(u: Float[Array, "... K"], y: Int[Array, "..."]) -> Float[Array, "..."]:
-    """One-vs-all hinge sum_i [1(y = i)(1 - u_i)_+ + 1(y != i)(1 + u_i)_+] (calibrated at c = 1/2)."""
+    """One-vs-all hinge L(u, y) = sum_i [1(y = i)(1 - u_i)_+ + 1(y != i)(1 + u_i)_+] (d = K).
+
+    Calibrated for c = 1/2 with :func:`ova_link` (H. G. Ramaswamy, A. Tewari, S. Agarwal, *Consistent algorithms
+    for multiclass classification with an abstain option*, arXiv:1505.04137).
+
+    Args:
+      u: ``(..., K)`` float array of scores (finite).
+      y: int array of labels in 0..K-1, broadcastable to ``u.shape[:-1]``.
+
+    Returns:
+      Float array of the broadcast shape of ``u.shape[:-1]`` and ``y.shape``.
+
+    Raises:
+      TypeError: non-float ``u`` or non-integer ``y``.
+      ValueError: ``u`` scalar or non-finite, labels out of range, or batch shapes that do not broadcast.
+    """
     u = _scores(u, None)
     u, y = _broadcast(u, _labels(y, u.shape[-1]))
     onehot = jax.nn.one_hot(y, u.shape[-1], dtype=u.dtype)
@@ -119,7 +161,19 @@ def ova_hinge_loss(u: Float[Array, "... K"], y: Int[Array, "..."]) -> Float[Arra
 
 @cites(RAMASWAMY)
 def ova_link(u: Float[Array, "... K"], tau: float = 0.0) -> Int[Array, "..."]:
-    """argmax_i u_i if max_i u_i > tau, else REJECT; tau in (-1, 1)."""
+    """Link of the one-vs-all hinge: argmax_i u_i if max_i u_i > tau, else REJECT (Ramaswamy et al., 2018).
+
+    Args:
+      u: ``(..., K)`` float array of scores (finite).
+      tau: threshold in (-1, 1).
+
+    Returns:
+      int32 array of shape ``u.shape[:-1]``: a class in 0..K-1 or REJECT (-1).
+
+    Raises:
+      TypeError: non-float ``u``.
+      ValueError: ``u`` scalar or non-finite, or ``tau`` outside (-1, 1).
+    """
     u = _scores(u, None)
     tau = _check_tau(tau, "tau", -1.0, 1.0)
     return jnp.where(jnp.max(u, axis=-1) > tau, jnp.argmax(u, axis=-1).astype(jnp.int32), REJECT)
@@ -127,7 +181,21 @@ def ova_link(u: Float[Array, "... K"], tau: float = 0.0) -> Int[Array, "..."]:
 
 @cites(RAMASWAMY)
 def cs_loss(u: Float[Array, "... K"], y: Int[Array, "..."]) -> Float[Array, "..."]:
-    """Crammer-Singer hinge (1 + max_{j != y} u_j - u_y)_+ (embeds 2 l_{1/2})."""
+    """Crammer-Singer hinge L(u, y) = (1 + max_{j != y} u_j - u_y)_+ (d = K; embeds 2 l_{1/2}).
+
+    Calibrated for c = 1/2 with :func:`cs_link` (Ramaswamy, Tewari, Agarwal, arXiv:1505.04137).
+
+    Args:
+      u: ``(..., K)`` float array of scores (finite).
+      y: int array of labels in 0..K-1, broadcastable to ``u.shape[:-1]``.
+
+    Returns:
+      Float array of the broadcast shape of ``u.shape[:-1]`` and ``y.shape``.
+
+    Raises:
+      TypeError: non-float ``u`` or non-integer ``y``.
+      ValueError: ``u`` scalar or non-finite, labels out of range, or batch shapes that do not broadcast.
+    """
     u = _scores(u, None)
     u, y = _broadcast(u, _labels(y, u.shape[-1]))
     others = jnp.where(jax.nn.one_hot(y, u.shape[-1], dtype=bool), -jnp.inf, u)
@@ -136,7 +204,19 @@ def cs_loss(u: Float[Array, "... K"], y: Int[Array, "..."]) -> Float[Array, "...
 
 @cites(RAMASWAMY)
 def cs_link(u: Float[Array, "... K"], tau: float = 0.5) -> Int[Array, "..."]:
-    """argmax u if the top score exceeds the second by more than tau, else REJECT; tau in (0, 1)."""
+    """Link of the Crammer-Singer hinge: argmax u if u_(1) - u_(2) > tau, else REJECT (Ramaswamy et al., 2018).
+
+    Args:
+      u: ``(..., K)`` float array of scores (finite).
+      tau: margin threshold in (0, 1).
+
+    Returns:
+      int32 array of shape ``u.shape[:-1]``: a class in 0..K-1 or REJECT (-1).
+
+    Raises:
+      TypeError: non-float ``u``.
+      ValueError: ``u`` scalar, non-finite or with last dimension below 2, or ``tau`` outside (0, 1).
+    """
     u = _scores(u, None)
     if u.shape[-1] < 2:
         raise ValueError(f"u must have last dimension K >= 2, got shape {u.shape}")
@@ -151,7 +231,20 @@ def cs_link(u: Float[Array, "... K"], tau: float = 0.5) -> Int[Array, "..."]:
 
 @cites(RAMASWAMY)
 def bep_code(K: int) -> Float[Array, "K d"]:
-    """Binary code B (K, d), d = ceil(log2 K): B[y, j] = +1 if bit j (LSB first) of y is 1, else -1."""
+    """Binary encoding B of the BEP surrogate: B[y, j] = +1 if bit j (LSB first) of y is 1, else -1.
+
+    d = ceil(log2 K) (Ramaswamy, Tewari, Agarwal, arXiv:1505.04137).
+
+    Args:
+      K: number of classes ``>= 2``.
+
+    Returns:
+      ``(K, d)`` float array with entries +-1 and distinct rows (default float dtype).
+
+    Raises:
+      TypeError: ``K`` is not an int.
+      ValueError: ``K < 2``.
+    """
     K = _check_K(K)
     d = max(1, math.ceil(math.log2(K)))
     bits = (np.arange(K)[:, None] >> np.arange(d)[None, :]) & 1
@@ -176,7 +269,24 @@ def _check_code(code: Any) -> jax.Array:
 @cites(RAMASWAMY)
 def bep_loss(u: Float[Array, "... d"], y: Int[Array, "..."],
              code: Float[Array, "K d"]) -> Float[Array, "..."]:
-    """BEP surrogate (1 + max_j B_j(y) u_j)_+ with an injective code B in {-1, +1}^{K x d}."""
+    """BEP surrogate L(u, y) = (1 + max_j B_j(y) u_j)_+ with an injective code B in {-1, +1}^{K x d}.
+
+    Calibrated for c = 1/2 with :func:`bep_link` in d = ceil(log2 K) dimensions (Ramaswamy, Tewari, Agarwal,
+    arXiv:1505.04137).
+
+    Args:
+      u: ``(..., d)`` float array of scores (finite).
+      y: int array of labels in 0..K-1, broadcastable to ``u.shape[:-1]``.
+      code: ``(K, d)`` float array with entries +-1 and distinct rows (e.g. :func:`bep_code`).
+
+    Returns:
+      Float array of the broadcast shape of ``u.shape[:-1]`` and ``y.shape``.
+
+    Raises:
+      TypeError: non-float ``u``/``code`` or non-integer ``y``.
+      ValueError: ``code`` not 2-D, with an entry other than +-1 or repeated rows; ``u`` without last dimension
+        d, scalar or non-finite; labels out of range; batch shapes that do not broadcast.
+    """
     code = _check_code(code)
     u = _scores(u, code.shape[1])
     u, y = _broadcast(u, _labels(y, code.shape[0]))
@@ -185,7 +295,20 @@ def bep_loss(u: Float[Array, "... d"], y: Int[Array, "..."],
 
 @cites(RAMASWAMY)
 def bep_link(u: Float[Array, "... d"], code: Float[Array, "K d"], tau: float = 0.5) -> Int[Array, "..."]:
-    """REJECT if min_j |u_j| <= tau; else the class y with B(y) = -sign(u), REJECT if there is none."""
+    """Link of the BEP surrogate: REJECT if min_j |u_j| <= tau; else the y with B(y) = -sign(u) (REJECT if none).
+
+    Args:
+      u: ``(..., d)`` float array of scores (finite).
+      code: ``(K, d)`` float array with entries +-1 and distinct rows.
+      tau: threshold in (0, 1).
+
+    Returns:
+      int32 array of shape ``u.shape[:-1]``: a class in 0..K-1 or REJECT (-1).
+
+    Raises:
+      TypeError: non-float ``u`` or ``code``.
+      ValueError: an invalid ``code``, ``u`` without last dimension d or non-finite, or ``tau`` outside (0, 1).
+    """
     code = _check_code(code)
     u = _scores(u, code.shape[1])
     tau = _check_tau(tau, "tau", 0.0, 1.0)
@@ -205,9 +328,24 @@ def _bw_slope(c: Any) -> Any:
 
 @cites(BARTLETT)
 def generalized_hinge_loss(u: Float[Array, "... 1"], y: Int[Array, "..."], c: float) -> Float[Array, "..."]:
-    """Binary (K = 2) generalized hinge phi_c(s u) with s = +1 for label 1 and -1 for label 0,
+    """Binary (K = 2) generalized hinge phi_c(s u), s = +1 for label 1 and -1 for label 0.
 
-    phi_c(z) = max(0, 1 - z, 1 - ((1 - c)/c) z), c in (0, 1/2). One dimension suffices for K = 2."""
+    phi_c(z) = max(0, 1 - z, 1 - ((1 - c)/c) z), c in (0, 1/2): P. L. Bartlett and M. H. Wegkamp,
+    *Classification with a reject option using a hinge loss* (JMLR 9, 2008). One dimension suffices for K = 2.
+
+    Args:
+      u: ``(..., 1)`` float array of scores (finite).
+      y: int array of labels in {0, 1}, broadcastable to ``u.shape[:-1]``.
+      c: rejection cost in (0, 1/2).
+
+    Returns:
+      Float array of the broadcast shape of ``u.shape[:-1]`` and ``y.shape``.
+
+    Raises:
+      TypeError: non-float ``u`` or non-integer ``y``.
+      ValueError: ``c`` outside (0, 1/2), ``u`` without last dimension 1 or non-finite, labels outside {0, 1},
+        or batch shapes that do not broadcast.
+    """
     c = _check_cost(c, "generalized hinge", lo=0.0, hi=0.5, hi_open=True)
     u = _scores(u, 1)
     u, y = _broadcast(u, _labels(y, 2))
@@ -217,7 +355,19 @@ def generalized_hinge_loss(u: Float[Array, "... 1"], y: Int[Array, "..."], c: fl
 
 @cites(BARTLETT)
 def generalized_hinge_link(u: Float[Array, "... 1"], tau: float = 0.5) -> Int[Array, "..."]:
-    """Class 1 if u > tau, class 0 if u < -tau, else REJECT; tau in (0, 1)."""
+    """Link of the generalized hinge: class 1 if u > tau, class 0 if u < -tau, else REJECT (Bartlett and Wegkamp).
+
+    Args:
+      u: ``(..., 1)`` float array of scores (finite).
+      tau: threshold in (0, 1).
+
+    Returns:
+      int32 array of shape ``u.shape[:-1]``: a class in 0..K-1 or REJECT (-1).
+
+    Raises:
+      TypeError: non-float ``u``.
+      ValueError: ``tau`` outside (0, 1), or ``u`` without last dimension 1 or non-finite.
+    """
     tau = _check_tau(tau, "tau", 0.0, 1.0)
     u = _scores(u, 1)[..., 0]
     return jnp.where(u > tau, 1, jnp.where(u < -tau, 0, REJECT)).astype(jnp.int32)
@@ -229,7 +379,22 @@ def generalized_hinge_link(u: Float[Array, "... 1"], tau: float = 0.5) -> Int[Ar
 
 @cites(FINOCCHIARO)
 def ref2d_valid(K: int, c: float) -> bool:
-    """Fan condition of the 2-d reference embedding: K >= 3 and cos(2 pi / K) <= (1 - 2c) / (2 (1 - c))."""
+    """Fan condition of the 2-d reference embedding: K >= 3 and cos(2 pi / K) <= (1 - 2c) / (2 (1 - c)).
+
+    Derived for jaxlab (module docstring) in the embedding framework of J. Finocchiaro, R. Frongillo and
+    B. Waggoner (arXiv:1907.07330); it holds for K = 3, 4 and for K = 5 when c <= 0.2764.
+
+    Args:
+      K: number of classes ``>= 2``.
+      c: rejection cost in (0, 1/2), concrete.
+
+    Returns:
+      ``True`` when ``ref2d`` embeds the 0-1-c loss (up to the constant c), as a Python bool.
+
+    Raises:
+      TypeError: ``K`` is not an int.
+      ValueError: ``K < 2`` or ``c`` outside (0, 1/2).
+    """
     K = _check_K(K)
     c = _check_cost(c, "ref2d", lo=0.0, hi=0.5, hi_open=True)
     return K >= 3 and math.cos(2 * math.pi / K) <= (1 - 2 * float(c)) / (2 * (1 - float(c))) + 1e-12
@@ -268,10 +433,28 @@ def _ref2d_geometry(K: int, c: float) -> tuple[np.ndarray, np.ndarray, np.ndarra
 @cites(FINOCCHIARO)
 def ref2d_loss(u: Float[Array, "... 2"], y: Int[Array, "..."], K: int, c: float, mu: float = 10.0, *,
                allow_invalid: bool = False) -> Float[Array, "..."]:
-    """2-d fan embedding max_j <s_{y,j}, u> + mu (g_Q(u) - 1)_+ (derived; valid under the fan condition only).
+    """2-d fan embedding L(u, y) = max_j <s_{y,j}, u> + mu (g_Q(u) - 1)_+ (derived for jaxlab).
 
-    ``allow_invalid=True`` builds it when the fan condition fails, as a negative control (it is then not
-    calibrated)."""
+    The vertices ``s_{y,j}`` and the gauge ``g_Q`` of the regular K-gon are those of the module docstring;
+    the loss embeds l_c - c exactly only under the fan condition :func:`ref2d_valid`. ``allow_invalid=True``
+    builds it when the condition fails, as a negative control (it is then not calibrated).
+
+    Args:
+      u: ``(..., 2)`` float array of scores (finite).
+      y: int array of labels in 0..K-1, broadcastable to ``u.shape[:-1]``.
+      K: number of classes ``>= 3``.
+      c: rejection cost in (0, 1/2), a concrete number (the vertices are precomputed).
+      mu: penalty weight ``> 0`` of the gauge term.
+      allow_invalid: build the loss even when the fan condition fails.
+
+    Returns:
+      Float array of the broadcast shape of ``u.shape[:-1]`` and ``y.shape``.
+
+    Raises:
+      TypeError: ``K`` not an int, a traced ``c``, non-float ``u`` or non-integer ``y``.
+      ValueError: ``K < 3``, ``c`` outside (0, 1/2), the fan condition fails (without ``allow_invalid``),
+        ``mu <= 0``, invalid ``u`` or labels, or batch shapes that do not broadcast.
+    """
     K, c = _ref2d_check(K, c, allow_invalid)
     mu = check_in_range(mu, "mu", 0.0, lo_open=True)
     u = _scores(u, 2)
@@ -284,7 +467,22 @@ def ref2d_loss(u: Float[Array, "... 2"], y: Int[Array, "..."], K: int, c: float,
 
 @cites(FINOCCHIARO)
 def ref2d_link(u: Float[Array, "... 2"], K: int, tau: float = 0.5) -> Int[Array, "..."]:
-    """argmax_k <u, n_k> if that maximum exceeds tau, else REJECT; tau in (0, 1)."""
+    """Link of ``ref2d``: argmax_k <u, n_k> if that maximum exceeds tau, else REJECT.
+
+    ``n_k = (cos 2 pi k/K, sin 2 pi k/K)`` are the facet normals of the module docstring.
+
+    Args:
+      u: ``(..., 2)`` float array of scores (finite).
+      K: number of classes ``>= 3``.
+      tau: threshold in (0, 1).
+
+    Returns:
+      int32 array of shape ``u.shape[:-1]``: a class in 0..K-1 or REJECT (-1).
+
+    Raises:
+      TypeError: ``K`` not an int or non-float ``u``.
+      ValueError: ``K < 3``, ``tau`` outside (0, 1), or ``u`` without last dimension 2 or non-finite.
+    """
     K = _check_K(K, 3)
     tau = _check_tau(tau, "tau", 0.0, 1.0)
     u = _scores(u, 2)
@@ -298,7 +496,19 @@ def ref2d_link(u: Float[Array, "... 2"], K: int, tau: float = 0.5) -> Int[Array,
 
 
 def cwr2d_default_a(c: float) -> float:
-    """Smallest centre weight a = c / (1 - 2c) for which the interval-coverage loss is calibrated (sharp)."""
+    """Smallest centre weight a = c / (1 - 2c) for which the interval-coverage loss ``cwr2d`` is calibrated.
+
+    The bound is sharp (jaxlab's construction, checked by :func:`jaxlab.losses.cwr.check.cwr2d_lattice_report`).
+
+    Args:
+      c: rejection cost in (0, 1/2).
+
+    Returns:
+      ``c / (1 - 2c)``, a float (or an array for an array ``c``).
+
+    Raises:
+      ValueError: ``c`` outside (0, 1/2) (at c = 1/2 the loss is not calibrated for any a).
+    """
     c = _check_cost(c, "cwr2d", lo=0.0, hi=0.5, hi_open=True, why=_CWR2D_WHY)
     return c / (1 - 2 * c)
 
@@ -311,6 +521,33 @@ def cwr2d_loss(u: Float[Array, "... 2"], y: Int[Array, "..."], c: float,
     Convex and polyhedral; calibrated for every K >= 2 and c in (0, 1/2) when a >= c / (1 - 2c) (default
     a = c / (1 - 2c)). A smaller ``a`` is accepted (it is a useful negative control) but is not calibrated.
     Labels are not range-checked against K here (the loss does not depend on K); use ``cwr2d_link`` with K.
+    This surrogate is jaxlab's own construction: the target paper on low-dimensional calibrated surrogates for
+    classification with rejection (2026; title, authors and arXiv id not retrieved) announces a 2-d calibrated
+    surrogate for c < 1/2, but its formula was not available.
+
+    Args:
+      u: ``(..., 2)`` float array of scores ``(m, r)``: a centre and a radius (finite).
+      y: int array of labels ``>= 0``, broadcastable to ``u.shape[:-1]``.
+      c: rejection cost in (0, 1/2).
+      a: centre weight ``>= 0``, or ``None`` for ``c / (1 - 2c)``.
+
+    Returns:
+      Float array of the broadcast shape of ``u.shape[:-1]`` and ``y.shape``.
+
+    Raises:
+      TypeError: non-float ``u`` or non-integer ``y``.
+      ValueError: ``c`` outside (0, 1/2), ``a < 0``, ``u`` without last dimension 2 or non-finite, negative
+        labels, or batch shapes that do not broadcast.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxlab.losses.cwr import cwr2d_link, cwr2d_loss
+      >>> u = jnp.array([[2.0, 0.0], [2.5, 1.0]])  # (centre m, radius r) per point
+      >>> y = jnp.array([1, 1])
+      >>> loss = cwr2d_loss(u, y, c=0.2)
+      >>> decision = cwr2d_link(u, K=3)  # class m - 1 when r <= 1/4, else -1 (reject)
+      >>> decision.tolist()
+      [1, -1]
     """
     c = _check_cost(c, "cwr2d", lo=0.0, hi=0.5, hi_open=True, why=_CWR2D_WHY)
     if a is None:
@@ -327,9 +564,20 @@ def cwr2d_loss(u: Float[Array, "... 2"], y: Int[Array, "..."], c: float,
 
 @cites(CWR2026)
 def cwr2d_link(u: Float[Array, "... 2"], K: int, theta: float = 0.25) -> Int[Array, "..."]:
-    """Class j - 1 if r <= theta and |m - j| < 1/2 for an integer j in 1..K, else REJECT.
+    """Link of ``cwr2d``: class j - 1 if r <= theta and |m - j| < 1/2 for an integer j in 1..K, else REJECT.
 
-    theta in (0, 1/2); default 1/4."""
+    Args:
+      u: ``(..., 2)`` float array of scores ``(m, r)`` (finite).
+      K: number of classes ``>= 2``.
+      theta: radius threshold in (0, 1/2) (default 1/4, the value the lattice check assumes).
+
+    Returns:
+      int32 array of shape ``u.shape[:-1]``: a class in 0..K-1 or REJECT (-1).
+
+    Raises:
+      TypeError: ``K`` not an int or non-float ``u``.
+      ValueError: ``K < 2``, ``theta`` outside (0, 1/2), or ``u`` without last dimension 2 or non-finite.
+    """
     K = _check_K(K)
     theta = _check_tau(theta, "theta", 0.0, 0.5)
     u = _scores(u, 2)

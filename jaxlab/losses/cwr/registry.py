@@ -40,7 +40,16 @@ __all__ = ["SURROGATES", "Surrogate", "surrogate", "surrogate_dim"]
 
 
 class Surrogate(NamedTuple):
-    """A surrogate bound to (K, c): ``loss(u, y)`` and ``link(u)`` on scores of dimension ``dim``."""
+    """A surrogate bound to (K, c): ``loss(u, y)`` and ``link(u)`` on scores of dimension ``dim``.
+
+    Attributes:
+      name: the registry name, one of :data:`SURROGATES`.
+      K: number of classes.
+      c: rejection cost (a Python float).
+      dim: score dimension d.
+      loss: ``loss(u, y)``: scores ``(..., dim)`` and integer labels -> losses of the batch shape.
+      link: ``link(u)``: scores ``(..., dim)`` -> int32 decisions in 0..K-1 or REJECT (-1).
+    """
 
     name: str
     K: int
@@ -54,7 +63,21 @@ SURROGATES = ("ce", "ova", "cs", "bep", "ref2d", "cwr2d", "hinge2")
 
 
 def surrogate_dim(name: str, K: int) -> int:
-    """Score dimension d of a named surrogate for K classes."""
+    """Score dimension d of a named surrogate for K classes.
+
+    ``ce``, ``ova``, ``cs``: K; ``bep``: ceil(log2 K); ``ref2d``, ``cwr2d``: 2; ``hinge2``: 1.
+
+    Args:
+      name: one of :data:`SURROGATES`.
+      K: number of classes ``>= 2``.
+
+    Returns:
+      The dimension d, a Python int.
+
+    Raises:
+      TypeError: ``K`` is not an int.
+      ValueError: ``K < 2`` or an unknown name.
+    """
     K = _check_K(K)
     dims = {"ce": K, "ova": K, "cs": K, "bep": max(1, math.ceil(math.log2(K))), "ref2d": 2, "cwr2d": 2,
             "hinge2": 1}
@@ -66,6 +89,11 @@ def surrogate_dim(name: str, K: int) -> int:
 @cites(RAMASWAMY, CWR2026)
 def surrogate(name: str, K: int, c: float, **kw: Any) -> Surrogate:
     """Bind a named surrogate to K classes and cost c, checking that c is in the surrogate's range.
+
+    The formulas are in :mod:`jaxlab.losses.cwr.losses`: ``ova``, ``cs``, ``bep`` from Ramaswamy, Tewari and
+    Agarwal (arXiv:1505.04137), ``hinge2`` from Bartlett and Wegkamp (JMLR 2008), ``ce`` with Chow's rule;
+    ``ref2d`` is derived for jaxlab and ``cwr2d`` is jaxlab's own construction (the 2026 target paper on
+    low-dimensional surrogates is known from its abstract only; its formulas were not available).
 
     Args:
       name: one of :data:`SURROGATES`.
@@ -79,11 +107,19 @@ def surrogate(name: str, K: int, c: float, **kw: Any) -> Surrogate:
       A :class:`Surrogate` with ``loss(u, y)`` and ``link(u)`` on scores u of shape (..., dim).
 
     Raises:
-      ValueError: unknown name, K or c outside the surrogate's range, or a link parameter out of range.
+      TypeError: ``K`` is not an int.
+      ValueError: unknown name, K or c outside the surrogate's range, an invalid ``code`` (bep), or the fan
+        condition failing for ``ref2d`` (without ``allow_invalid``). The link parameters (``tau``, ``theta``) and
+        ``a``/``mu`` are checked when ``link``/``loss`` is called; unknown keywords are ignored.
 
     Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxlab.losses.cwr import surrogate
       >>> s = surrogate("cwr2d", K=50, c=0.2)          # scores u = (m, r)
+      >>> u, y = jnp.array([[3.0, 0.0], [7.4, 2.0]]), jnp.array([2, 6])
       >>> loss, decision = s.loss(u, y), s.link(u)     # decision -1 = reject
+      >>> decision.tolist()
+      [2, -1]
     """
     d = surrogate_dim(name, K)
     c = float(c)

@@ -87,17 +87,36 @@ class MinimizerInfo(NamedTuple):
 
 
 def minimizer_init(u0: Float[Array, "..."], optimizer: optax.GradientTransformation) -> MinimizerState:
-    """Initial state at ``u0``: ``MinimizerState(u0, optimizer.init(u0), inf)``."""
+    """Initial state at ``u0``: ``MinimizerState(u0, optimizer.init(u0), inf)``.
+
+    Args:
+      u0: ``(..., d)`` float array, the starting point.
+      optimizer: the optax gradient transformation that will be stepped.
+
+    Returns:
+      :class:`MinimizerState` with ``value = inf`` in the dtype of ``u0``.
+    """
     return MinimizerState(u0, optimizer.init(u0), jnp.asarray(jnp.inf, u0.dtype))
 
 
 def minimizer_step(key: Any, state: MinimizerState, objective: Callable[[jax.Array], jax.Array],
                    optimizer: optax.GradientTransformation) -> tuple[MinimizerState, jax.Array]:
-    """One optax step on ``objective`` (the key is unused: the method is deterministic). Info: the value.
+    """One optax step ``u <- u + optimizer.update(grad objective(u))`` on ``objective``.
 
-    The objective's value and ``value_fn`` are passed to the optimizer as extra arguments, so line-search
-    methods such as ``optax.lbfgs()`` work as well as ``optax.adam``. :func:`minimizer_algorithm` binds
-    ``objective`` and ``optimizer`` once."""
+    The objective's value, gradient and ``value_fn`` are passed to the optimizer as extra arguments, so
+    line-search methods such as ``optax.lbfgs()`` work as well as ``optax.adam``. :func:`minimizer_algorithm`
+    binds ``objective`` and ``optimizer`` once.
+
+    Args:
+      key: ignored (the method is deterministic); kept for the ``step(key, state)`` protocol.
+      state: the current :class:`MinimizerState`.
+      objective: scalar function of ``u``.
+      optimizer: the optax transformation the state was built with.
+
+    Returns:
+      ``(state, value)``: the new state (its ``value`` is the objective before the step) and that value, a 0-d
+      array.
+    """
     del key
     value, grad = jax.value_and_grad(objective)(state.u)
     opt = optax.with_extra_args_support(optimizer)
@@ -123,8 +142,13 @@ def minimizer_algorithm(objective: Callable[[jax.Array], jax.Array],
       ``Algorithm(init, step)``.
 
     Example:
+      >>> import jax, jax.numpy as jnp, optax
+      >>> from jaxlab.core import run
+      >>> from jaxlab.losses.cwr import minimizer_algorithm
       >>> algo = minimizer_algorithm(lambda u: jnp.sum((u - 1.0) ** 2), optax.adam(0.1))
       >>> final, trace = run(algo.step, algo.init(jnp.zeros(2)), jax.random.key(0), 200)
+      >>> trace.infos.value.shape
+      (200,)
     """
 
     def init(u0: Float[Array, "..."]) -> MinimizerState:
@@ -144,6 +168,16 @@ def minimize(objective: Callable[[jax.Array], jax.Array], u0: Float[Array, "..."
 
     The final state's ``value`` is the objective at the final point. ``key`` is passed to the (deterministic)
     steps only; it comes third for compatibility with earlier releases.
+
+    Args:
+      objective: scalar function of ``u``.
+      u0: ``(..., d)`` float array, the starting point.
+      key: PRNG key (split per step, unused by the steps).
+      num_steps: number of steps ``>= 1`` (``steps`` is its deprecated name).
+      optimizer: any optax gradient transformation.
+
+    Returns:
+      The final :class:`MinimizerState`, with ``value = objective(u)`` at the final point.
     """
     algo = minimizer_algorithm(objective, optimizer)
     final, _ = run(algo.step, algo.init(u0), key, num_steps, thin=num_steps)
@@ -177,6 +211,7 @@ def minimize_conditional_risk(loss_fn: Callable[..., jax.Array], p: Float[Array,
       The best final point, shape ``(d,)``.
 
     Raises:
+      TypeError: a count that is not an int, or a non-float ``p``.
       ValueError: ``p`` is not a probability vector, an unknown ``method``, or a count below 1.
     """
     d = check_int(d, "d", min_value=1)

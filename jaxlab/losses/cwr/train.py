@@ -48,15 +48,38 @@ __all__ = [
 
 
 class MixtureTask(NamedTuple):
-    """K-class Gaussian mixture with unit covariance and symmetric label noise ``eta``."""
+    """K-class Gaussian mixture with unit covariance and symmetric label noise ``eta``.
 
-    means: jax.Array  # (K, D)
+    Attributes:
+      means: ``(K, D)`` float array of the class means ``mu_k``.
+      eta: label-noise rate in [0, 1) (a Python float): the observed label is uniform on [K] with probability
+        ``eta``.
+    """
+
+    means: jax.Array
     eta: float
 
 
 @cites(CHOW)
 def make_mixture(key: Any, K: int, dim: int = 20, sep: float = 3.0, eta: float = 0.2) -> MixtureTask:
-    """Random means sep * N(0, I_D) / sqrt(D) (pairwise distance about sep * sqrt 2) and label noise eta."""
+    """A random mixture task: means sep * N(0, I_D) / sqrt(D) (pairwise distance about sep * sqrt 2).
+
+    The study design is jaxlab's (module docstring).
+
+    Args:
+      key: PRNG key for the means.
+      K: number of classes ``>= 2``.
+      dim: feature dimension D ``>= 1``.
+      sep: mean scale ``> 0``.
+      eta: label-noise rate in [0, 1).
+
+    Returns:
+      :class:`MixtureTask` with ``means`` of shape ``(K, dim)`` (default float dtype).
+
+    Raises:
+      TypeError: ``K`` or ``dim`` is not an int.
+      ValueError: ``K < 2``, ``dim < 1``, ``sep <= 0`` or ``eta`` outside [0, 1).
+    """
     K = check_int(K, "K", min_value=2)
     dim = check_int(dim, "dim", min_value=1)
     sep = check_positive(sep, "sep")
@@ -74,7 +97,24 @@ def _posterior(task: MixtureTask, X: jax.Array) -> jax.Array:
 @cites(CHOW)
 def sample_mixture(key: Any, task: MixtureTask, n: int) -> tuple[Float[Array, "n D"], Int[Array, " n"],
                                                                   Float[Array, "n K"]]:
-    """Draw n points: features X, noisy labels y and the exact posteriors P = p(. | x)."""
+    """Draw n points of the mixture: features X, noisy labels y and the exact posteriors P = p(. | x).
+
+    ``z`` uniform on [K], ``x = mu_z + N(0, I)``; ``y = z`` with probability 1 - eta, else uniform on [K];
+    ``P = (1 - eta) softmax_k(-||x - mu_k||^2 / 2) + eta / K``.
+
+    Args:
+      key: PRNG key.
+      task: the :class:`MixtureTask`.
+      n: number of points ``>= 1``.
+
+    Returns:
+      ``(X, y, P)``: ``(n, D)`` features (dtype of ``task.means``), ``(n,)`` int32 labels and ``(n, K)``
+      posteriors.
+
+    Raises:
+      TypeError: ``n`` is not an int.
+      ValueError: ``n < 1``.
+    """
     n = check_int(n, "n", min_value=1)
     return _sample(key, task.means, task.eta, n)
 
@@ -91,12 +131,38 @@ def _sample(key, means, eta, n):
 
 
 def mixture_bayes_risk(P: Float[Array, "n K"], c: float) -> jax.Array:
-    """Monte-Carlo Bayes 0-1-c risk mean_i min(c, 1 - max_y P[i, y]) on a sample's exact posteriors."""
+    """Monte-Carlo Bayes 0-1-c risk mean_i min(c, 1 - max_y P[i, y]) on a sample's exact posteriors.
+
+    Args:
+      P: ``(n, K)`` float array of posteriors (rows on the simplex), e.g. from :func:`sample_mixture`.
+      c: rejection cost in (0, 1).
+
+    Returns:
+      0-d float array.
+
+    Raises:
+      TypeError: ``P`` is not a float array.
+      ValueError: a row of ``P`` is not a probability vector, or ``c`` outside (0, 1).
+    """
     return jnp.mean(bayes_risk(P, c))
 
 
 def make_scorer(key: Any, dim: int, d: int, width: int | None = None) -> eqx.nn.MLP:
-    """Linear scorer (``width=None``) or a 2-layer ReLU MLP of the given width, R^dim -> R^d."""
+    """A scorer R^dim -> R^d: linear (``width=None``) or a 2-layer ReLU MLP of the given width.
+
+    Args:
+      key: PRNG key for the initial weights.
+      dim: input dimension ``>= 1``.
+      d: score dimension ``>= 1`` (the surrogate's, see :func:`~jaxlab.losses.cwr.registry.surrogate_dim`).
+      width: hidden width ``>= 1``, or ``None`` for a linear scorer.
+
+    Returns:
+      An ``equinox.nn.MLP`` mapping a ``(dim,)`` input to ``(d,)`` scores.
+
+    Raises:
+      TypeError: ``dim``, ``d`` or ``width`` is not an int.
+      ValueError: ``dim``, ``d`` or ``width`` below 1.
+    """
     dim, d = check_int(dim, "dim", min_value=1), check_int(d, "d", min_value=1)
     if width is None:
         return eqx.nn.MLP(dim, d, width_size=1, depth=0, key=key)
@@ -145,7 +211,8 @@ def fit(key: Any, model: eqx.Module, X: Float[Array, "n D"], y: Int[Array, " n"]
 
     The step decays from ``learning_rate`` to 1% of it on a cosine schedule (polyhedral losses need the
     decay to settle on their kinks, e.g. r = 0 for an accepted point of ``cwr2d``); the steps are those of
-    :func:`scorer_train_algorithm`, driven by :func:`jaxlab.core.run`.
+    :func:`scorer_train_algorithm`, driven by :func:`jaxlab.core.run`. The training protocol is jaxlab's
+    (the target paper's experiments were not retrieved).
 
     Args:
       key: PRNG key (the minibatches).
@@ -159,6 +226,22 @@ def fit(key: Any, model: eqx.Module, X: Float[Array, "n D"], y: Int[Array, " n"]
 
     Returns:
       The trained model and the per-step minibatch losses, shape ``(num_steps,)``.
+
+    Raises:
+      TypeError: non-float ``X``, non-integer ``y`` or non-int counts.
+      ValueError: ``X`` not 2-D, ``y`` not of shape ``(n,)``, ``num_steps`` or ``batch_size`` below 1, or
+        ``learning_rate`` not finite and > 0.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.losses.cwr import fit, make_scorer, surrogate
+      >>> X = jax.random.normal(jax.random.key(0), (128, 2))
+      >>> y = (X[:, 0] > 0).astype(jnp.int32) + (X[:, 1] > 1).astype(jnp.int32)  # labels in 0..2
+      >>> s = surrogate("cwr2d", K=3, c=0.2)
+      >>> model, losses = fit(jax.random.key(1), make_scorer(jax.random.key(2), 2, s.dim), X, y, s.loss,
+      ...                     num_steps=100, batch_size=32)
+      >>> losses.shape  # decisions: s.link(jax.vmap(model)(X)), -1 = reject
+      (100,)
     """
     X = as_array(X, "X", kind="float", ndim=2)
     y = as_array(y, "y", kind="int", shape=(X.shape[0],))
@@ -180,7 +263,24 @@ def fit(key: Any, model: eqx.Module, X: Float[Array, "n D"], y: Int[Array, " n"]
 
 @cites(CHOW)
 def cwr_metrics(decisions: Int[Array, " n"], y: Int[Array, " n"], c: float) -> dict[str, jax.Array]:
-    """Empirical 0-1-c risk, rejection rate and error rate on accepted points (NaN if all are rejected)."""
+    """Empirical 0-1-c risk, rejection rate and error rate on accepted points (NaN if all are rejected).
+
+    ``risk = (1/n) sum_i l_c(t_i, y_i)``, ``reject_rate = #{t_i = REJECT} / n``,
+    ``accepted_error = #{t_i != REJECT, t_i != y_i} / #{t_i != REJECT}``.
+
+    Args:
+      decisions: ``(n,)`` int array of decisions in {-1, 0, ..., K-1}.
+      y: ``(n,)`` int array of labels.
+      c: rejection cost in (0, 1).
+
+    Returns:
+      A dict of 0-d arrays with keys ``"risk"``, ``"reject_rate"`` and ``"accepted_error"``.
+
+    Raises:
+      TypeError: non-integer ``decisions`` or ``y``.
+      ValueError: ``decisions`` not 1-D, ``y`` not of its shape, decisions below -1, negative labels, or ``c``
+        outside (0, 1).
+    """
     decisions = as_array(decisions, "decisions", kind="int", ndim=1)
     y = as_array(y, "y", kind="int", shape=decisions.shape)
     accepted = decisions != REJECT
@@ -196,8 +296,27 @@ def cwr_metrics(decisions: Int[Array, " n"], y: Int[Array, " n"], c: float) -> d
 def evaluate(model: eqx.Module, X: Float[Array, "n D"], y: Int[Array, " n"],
              link: Callable[[jax.Array], jax.Array], c: float,
              P: Float[Array, "n K"] | None = None) -> dict[str, float]:
-    """Metrics of ``link(model(x))`` on (X, y); with posteriors P also the Bayes rule's risk on the same
-    labels (``bayes_risk_empirical``) and its expectation (``bayes_risk``)."""
+    """Metrics of the decisions ``link(model(x))`` on (X, y), next to the Bayes rule's when posteriors are given.
+
+    With posteriors P also the risk of Chow's rule on the same labels (``bayes_risk_empirical``) and its
+    expectation (``bayes_risk``, :func:`mixture_bayes_risk`).
+
+    Args:
+      model: the scorer, a callable on one ``(D,)`` input (vmapped over the rows of ``X``).
+      X: ``(n, D)`` float array of features.
+      y: ``(n,)`` int array of labels.
+      link: the surrogate's link, scores ``(n, d)`` -> decisions ``(n,)``.
+      c: rejection cost in (0, 1).
+      P: ``(n, K)`` float array of exact posteriors, or ``None``.
+
+    Returns:
+      A dict of Python floats: the keys of :func:`cwr_metrics`, plus ``"bayes_risk"`` and
+      ``"bayes_risk_empirical"`` when ``P`` is given.
+
+    Raises:
+      TypeError: non-integer decisions or labels.
+      ValueError: invalid decisions, labels, posteriors or ``c`` (see :func:`cwr_metrics`).
+    """
     decisions = link(jax.vmap(model)(X))
     out = {k: float(v) for k, v in cwr_metrics(decisions, y, c).items()}
     if P is not None:

@@ -7,9 +7,12 @@ denoisers for quadratic and cubic objectives and their recursive least-squares f
 (:mod:`~jaxlab.optim.denoise.mle`); DP-SGD clipping, noise and accounting (:mod:`~jaxlab.optim.denoise.dp`).
 
 Example:
-  >>> import optax
+  >>> import jax.numpy as jnp, optax
   >>> from jaxlab.optim import disk, find_state
-  >>> den = disk(kappa=0.7, gamma=0.5); tx = optax.chain(den, optax.adam(1e-3)); state = tx.init(params)
+  >>> params = jnp.ones(3)
+  >>> tx = optax.chain(disk(kappa=0.7, gamma=0.5), optax.adam(1e-3)); state = tx.init(params)
+  >>> find_state(state).count
+  Array(0, dtype=int32)
 """
 
 from jaxlab.optim.denoise.denoisers import (

@@ -86,9 +86,16 @@ Plan = Callable[[Any, Any], tuple[tuple[Any, ...], tuple[Any, ...]]]
 
 
 class DenoiseState(NamedTuple):
-    """State :math:`S_t`: the estimate ``m`` = :math:`m_t`, the parameters ``prev_params`` = :math:`x_t` and
-    ``count`` = :math:`t` (observations absorbed so far). Denoisers that never query away from :math:`x_t`
-    (:func:`ema`) do not need :math:`x_t` and keep ``prev_params = ()``: one parameter copy less per step."""
+    """State :math:`S_t` of a denoiser.
+
+    Denoisers that never query away from :math:`x_t` (:func:`ema`) do not need :math:`x_t` and keep
+    ``prev_params = ()``: one parameter copy less per step.
+
+    Attributes:
+      m: the estimate :math:`m_t`, a pytree like the parameters (zeros before the first update).
+      prev_params: the parameters :math:`x_t` of the last update (a pytree like the parameters), or ``()``.
+      count: 0-d int32 array, :math:`t`, the number of observations absorbed so far.
+    """
 
     m: Params
     prev_params: Params
@@ -99,6 +106,9 @@ class Denoiser(optax.GradientTransformationExtraArgs):
     """An optax transformation (``init``, ``update``) plus the query-point protocol.
 
     Attributes:
+      init: ``init(params) -> DenoiseState`` (:math:`m = 0`, ``count = 0``).
+      update: ``update(q, state, params) -> (m_t, state)``, the optax update; ``params`` (:math:`x_t`) is required
+        and ``q`` is the combined observation :math:`q_t` (a plain gradient for :func:`ema`).
       query_points: ``(state, params) -> tuple of params pytrees`` where gradients must be evaluated.
       combine: ``(state, grads: tuple) -> params pytree``, the weighted sum forming :math:`q_t`; pure and
         ``vmap``-able over a leading example axis of ``grads`` (``in_axes=(None, 0)``).
@@ -114,7 +124,13 @@ class Denoiser(optax.GradientTransformationExtraArgs):
 
 
 class DenoiseInfo(NamedTuple):
-    """Per-step diagnostics of :func:`run` / :func:`track` (true gradient known)."""
+    """Per-step diagnostics of :func:`run` / :func:`track` (true gradient known).
+
+    Attributes:
+      error2: 0-d float array, :math:`\\|m_t - \\nabla f(x_t)\\|^2`.
+      grad_norm2: 0-d float array, :math:`\\|\\nabla f(x_t)\\|^2`.
+      loss: 0-d float array, :math:`f(x_t)` (NaN in :func:`track`, which has no loss).
+    """
 
     error2: Float[Array, ""]  # ||m_t - grad f(x_t)||^2
     grad_norm2: Float[Array, ""]  # ||grad f(x_t)||^2
@@ -168,7 +184,12 @@ def _alpha_fn(alpha: Alpha, name: str) -> Callable[[Any], Any]:
 @cites(DENOISE)
 def harmonic() -> Callable[[Any], Any]:
     """The schedule :math:`\\alpha_t = 1/t` (``count`` is 0-based: ``1 / (count + 1)``), optimal on quadratics
-    and cubics: it makes :math:`m_t` the running mean of the transported observations."""
+    and cubics: it makes :math:`m_t` the running mean of the transported observations.
+
+    Returns:
+      A function ``count -> 1 / (count + 1)`` (float array of the shape of ``count``), for the ``alpha`` of
+      :func:`ema`, :func:`igt` or :func:`two_point`.
+    """
     return lambda count: 1.0 / (jnp.asarray(count) + 1.0)
 
 
@@ -241,13 +262,22 @@ def _build(alpha_fn: Callable[[Any], Any], plan: Plan, num_queries: int, init: s
 
 @cites(DENOISE, DISK)
 def ema(alpha: Alpha, *, init: str = "first") -> Denoiser:
-    """E0: exponential moving average :math:`m_t = (1-\\alpha_t) m_{t-1} + \\alpha_t g(x_t)` (one query at
-    :math:`x_t`). ``alpha`` is the weight of the new observation (``optax.ema(decay)`` has ``decay = 1 -
-    alpha``; with ``init="zero"`` the two agree exactly).
+    """E0: exponential moving average :math:`m_t = (1-\\alpha_t) m_{t-1} + \\alpha_t g(x_t)`, one query at :math:`x_t`.
+
+    ``alpha`` is the weight of the new observation: ``optax.ema(decay, debias=False)`` has ``decay = 1 - alpha``
+    and agrees exactly with ``ema(alpha, init="zero")``. Biased whenever :math:`x` moves.
 
     Args:
       alpha: float in (0, 1] or an optax schedule of the 0-based count with values in (0, 1].
       init: ``"first"`` (:math:`m_1 = q_1`, default) or ``"zero"`` (:math:`m_0 = 0`, parity with references).
+
+    Returns:
+      The :class:`Denoiser` (one query point).
+
+    Raises:
+      TypeError: a non-callable ``alpha`` that is not a real number.
+      ValueError: a constant ``alpha`` outside (0, 1] or an unknown ``init``; a schedule value outside (0, 1]
+        raises when the update runs (also under ``jit``).
     """
     return _build(_alpha_fn(alpha, "alpha"), lambda count, a: ((0.0,), (1.0,)), 1, init, track_params=False)
 
@@ -257,9 +287,22 @@ def igt(alpha: Alpha, *, init: str = "first") -> Denoiser:
     """E1: implicit gradient transport, one query at :math:`z_t = x_t + r_t d_t`, :math:`r_t = (1-\\alpha_t)/
     \\alpha_t`; exact on quadratics, bias :math:`O(L_2 r_t^2 \\|d_t\\|^2)` otherwise.
 
+    Implicit gradient transport of S. Arnold, P.-A. Manzagol, R. Babanezhad, I. Mitliagkas and N. Le Roux,
+    *Reducing the variance in online optimization by transporting past gradients* (arXiv:1906.03532); the
+    extrapolated query also appears in A. Cutkosky and H. Mehta, *Momentum Improves Normalized SGD*
+    (arXiv:2002.03305).
+
     Args:
       alpha: float in (0, 1] or an optax schedule (e.g. :func:`harmonic`).
       init: ``"first"`` or ``"zero"`` (see :func:`ema`).
+
+    Returns:
+      The :class:`Denoiser` (one query point).
+
+    Raises:
+      TypeError: a non-callable ``alpha`` that is not a real number.
+      ValueError: a constant ``alpha`` outside (0, 1] or an unknown ``init``; a schedule value outside (0, 1]
+        raises when the update runs (also under ``jit``).
     """
     return _build(_alpha_fn(alpha, "alpha"), lambda count, a: (((1.0 - a) / a,), (1.0,)), 1, init)
 
@@ -268,6 +311,10 @@ def igt(alpha: Alpha, *, init: str = "first") -> Denoiser:
 def disk(kappa: float = 0.7, gamma: float = 0.5, *, init: str = "first") -> Denoiser:
     """E2: DiSK, two queries :math:`(x_t + \\gamma d_t, x_t)` combined as :math:`c\\, g_1 + (1-c)\\, g_2`,
     :math:`c = (1-\\kappa)/(\\kappa\\gamma)`, constant weight :math:`\\alpha_t = \\kappa`.
+
+    The simplified Kalman filter of X. Zhang, Z. Bu, B. Balle, M. Hong, M. Razaviyayn and V. Mirrokni, *DiSK:
+    Differentially Private Optimizer with Simplified Kalman Filter for Noise Reduction* (arXiv:2410.03883).
+    Put it first in a chain: ``optax.chain(disk(), inner)``.
 
     Args:
       kappa: float in (0, 1] (DiSK default 0.7).
@@ -279,7 +326,20 @@ def disk(kappa: float = 0.7, gamma: float = 0.5, *, init: str = "first") -> Deno
 
     Raises:
       TypeError: ``kappa`` or ``gamma`` is not a real number (e.g. the string ``"0.7"``), at construction.
-      ValueError: ``kappa`` outside (0, 1] (a traced ``kappa``: when the update runs) or ``gamma <= 0``.
+      ValueError: ``kappa`` outside (0, 1] (a traced ``kappa``: when the update runs), ``gamma <= 0`` or an
+        unknown ``init``.
+
+    Example:
+      >>> import jax, jax.numpy as jnp, optax
+      >>> from jaxlab.optim import disk
+      >>> params = jnp.ones(3)
+      >>> tx = optax.chain(disk(kappa=0.7, gamma=0.5), optax.sgd(0.1))
+      >>> state = tx.init(params)
+      >>> grad = jax.grad(lambda x: jnp.sum(x ** 2))(params)
+      >>> updates, state = tx.update(grad, state, params)
+      >>> params = optax.apply_updates(params, updates)
+      >>> params.shape
+      (3,)
     """
     _check_real(kappa, "kappa")
     _check_real(gamma, "gamma")
@@ -311,11 +371,34 @@ def two_point(alpha: Alpha, s: float = 1.5, *, init: str = "first") -> Denoiser:
     (2-s))` and :math:`1-a`: exact on every cubic for any alpha schedule; oracle-mode noise factor
     :math:`a^2 + (1-a)^2 \\to 17/9` at :math:`s = 1.5` as :math:`r_t \\to \\infty`.
 
+    The scheme is reconstructed from the abstract of the (unlocated) 2026 gradient-denoising paper, which
+    mentions "a recursive algorithm with two gradient queries per iteration": the coefficients above are
+    derived here by matching the second-order expansion of :math:`\\nabla f(x_t) - \\nabla f(x_{t-1})` (module
+    docstring), not taken from the paper.
+
     Args:
       alpha: float in (0, 1] or an optax schedule (coefficients are computed with ``jnp``, so traced
         schedules work).
       s: float in the open interval (1, 2) (default 1.5).
       init: ``"first"`` or ``"zero"`` (see :func:`ema`).
+
+    Returns:
+      The :class:`Denoiser` (two query points).
+
+    Raises:
+      TypeError: ``s`` or a non-callable ``alpha`` is not a real number.
+      ValueError: ``s`` outside (1, 2), a constant ``alpha`` outside (0, 1] or an unknown ``init``; a schedule
+        value outside (0, 1] raises when the update runs.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.optim import harmonic, track, two_point
+      >>> grad_fn = jax.grad(lambda x: jnp.sum(x ** 3) / 3)
+      >>> xs = jnp.cumsum(jnp.full((20, 2), 0.05), axis=0)  # a fixed trajectory x_1..x_20
+      >>> noise = 0.1 * jax.random.normal(jax.random.key(0), (20, 2, 2))  # one draw per query
+      >>> info = track(grad_fn, xs, two_point(harmonic()), noise)
+      >>> info.error2.shape
+      (20,)
     """
     _check_real(s, "s")
     check_in_range(s, "s", 1.0, 2.0, lo_open=True, hi_open=True)
@@ -325,8 +408,19 @@ def two_point(alpha: Alpha, s: float = 1.5, *, init: str = "first") -> Denoiser:
 
 @cites(DENOISE)
 def find_state(opt_state: Any) -> DenoiseState:
-    """The (single) :class:`DenoiseState` inside an optax state, e.g. of ``optax.chain(denoiser, inner)``,
-    found with :func:`optax.tree_utils.tree_get_all_with_path` by the NamedTuple's name."""
+    """The (single) :class:`DenoiseState` inside an optax state, e.g. of ``optax.chain(denoiser, inner)``.
+
+    Found with :func:`optax.tree_utils.tree_get_all_with_path` by the NamedTuple's name.
+
+    Args:
+      opt_state: an optax state (pytree) holding exactly one :class:`DenoiseState`.
+
+    Returns:
+      That :class:`DenoiseState` (read :math:`m_t` as ``find_state(opt_state).m``).
+
+    Raises:
+      ValueError: ``opt_state`` holds no :class:`DenoiseState` or more than one.
+    """
     found = optax.tree_utils.tree_get_all_with_path(opt_state, "DenoiseState")
     found = [v for _, v in found if isinstance(v, DenoiseState)]
     if len(found) != 1:
@@ -336,7 +430,19 @@ def find_state(opt_state: Any) -> DenoiseState:
 
 @cites(DENOISE)
 def gaussian_noise(sigma: float) -> Callable[[Key, Params], Params]:
-    """``noise_fn(key, params)`` drawing :math:`N(0, \\sigma^2 I)` shaped like ``params`` (for :func:`run`)."""
+    """Isotropic Gaussian gradient noise :math:`w \\sim N(0, \\sigma^2 I)`, as a ``noise_fn`` for :func:`run`.
+
+    Args:
+      sigma: standard deviation :math:`\\sigma \\ge 0`.
+
+    Returns:
+      ``noise_fn(key, tree) -> tree``, drawing one independent normal per entry of every leaf (each leaf's shape
+      and dtype).
+
+    Raises:
+      TypeError: ``sigma`` is not a real number.
+      ValueError: ``sigma < 0`` or not finite.
+    """
     _check_real(sigma, "sigma")
     sigma = check_positive(sigma, "sigma", strict=False)
     return lambda key, params: jax.tree_util.tree_map(
@@ -361,8 +467,12 @@ def _check_mode(mode: str) -> None:
 
 
 class DenoisedOptState(NamedTuple):
-    """State of :func:`denoised_optimizer_algorithm`: the parameters :math:`x_t` and the state of
-    ``optax.chain(denoiser, inner)``."""
+    """State of :func:`denoised_optimizer_algorithm` (and of :func:`jaxlab.optim.denoise.dp.dp_denoised_algorithm`).
+
+    Attributes:
+      params: the parameters :math:`x_t` (a pytree).
+      opt_state: the state of ``optax.chain(denoiser, inner)``.
+    """
 
     params: Params
     opt_state: Any
@@ -388,7 +498,9 @@ def denoised_optimizer_algorithm(
     denoiser's points :math:`x_t + \\gamma_i d_t`, adds ``noise_fn(key, grad)`` to each query
     (``mode="oracle"``) or once to the combination :math:`q_t` (``mode="dp"``), applies the chain and records
     :math:`\\|m_t - \\nabla f(x_t)\\|^2`, :math:`\\|\\nabla f(x_t)\\|^2` and :math:`f(x_t)` in a
-    :class:`DenoiseInfo` (measured at :math:`x_t`, before the update).
+    :class:`DenoiseInfo` (measured at :math:`x_t`, before the update). The query/combine/update protocol and
+    the two noise modes are jaxlab's reading of the 2026 gradient-denoising paper, known from its abstract only
+    (module docstring); DiSK (arXiv:2410.03883) is its closest published predecessor.
 
     Args:
       loss_fn: the objective :math:`f(x)` of a parameter pytree.
@@ -403,6 +515,16 @@ def denoised_optimizer_algorithm(
     Raises:
       TypeError: ``denoiser`` is not a :class:`Denoiser`.
       ValueError: unknown ``mode``.
+
+    Example:
+      >>> import jax, jax.numpy as jnp, optax
+      >>> from jaxlab.core import run
+      >>> from jaxlab.optim import denoised_optimizer_algorithm, disk, gaussian_noise
+      >>> loss_fn = lambda x: 0.5 * jnp.sum(jnp.arange(1.0, 4.0) * x ** 2)
+      >>> algo = denoised_optimizer_algorithm(loss_fn, disk(), optax.sgd(0.1), gaussian_noise(0.1))
+      >>> state, trace = run(algo.step, algo.init(jnp.ones(3)), jax.random.key(0), 50)
+      >>> trace.infos.error2.shape
+      (50,)
     """
     _check_denoiser(denoiser)
     _check_mode(mode)
@@ -443,14 +565,32 @@ def run(
 
     Args:
       key: PRNG key (one split per step).
-      loss_fn, denoiser, inner, noise_fn, mode: see :func:`denoised_optimizer_algorithm`.
-      params0: the starting parameters :math:`x_1`.
-      num_steps: number of steps (a multiple of ``thin``).
+      loss_fn: the objective :math:`f(x)` of a parameter pytree (scalar).
+      params0: the starting parameters :math:`x_1` (a pytree of float arrays).
+      denoiser: a :class:`Denoiser` (:func:`ema`, :func:`igt`, :func:`disk`, :func:`two_point`).
+      inner: the optax optimizer applied to the denoised gradient.
+      noise_fn: ``noise_fn(key, tree) -> tree`` (e.g. :func:`gaussian_noise`).
+      num_steps: number of steps ``>= 0`` (a multiple of ``thin``).
+      mode: ``"oracle"`` (noise on each query) or ``"dp"`` (noise once on the combination).
       thin: keep one :class:`DenoiseInfo` row every ``thin`` steps.
 
     Returns:
-      ``(params_T, DenoiseInfo)`` with one :class:`DenoiseInfo` row per ``thin`` steps, measured at :math:`x_t`
-      before the step (``error2`` = :math:`\\|m_t - \\nabla f(x_t)\\|^2`).
+      ``(params_T, DenoiseInfo)``: the final parameters (a pytree like ``params0``) and one :class:`DenoiseInfo`
+      row per ``thin`` steps (leaves of shape ``(num_steps // thin,)``), measured at :math:`x_t` before the step
+      (``error2`` = :math:`\\|m_t - \\nabla f(x_t)\\|^2`).
+
+    Raises:
+      TypeError: ``denoiser`` is not a :class:`Denoiser`, ``num_steps`` not an int, or non-float parameters.
+      ValueError: unknown ``mode``, ``num_steps < 0`` or not a multiple of ``thin``.
+
+    Example:
+      >>> import jax, jax.numpy as jnp, optax
+      >>> from jaxlab.optim import gaussian_noise, harmonic, igt, run
+      >>> loss_fn = lambda x: 0.5 * jnp.sum(jnp.arange(1.0, 4.0) * x ** 2)
+      >>> params, info = run(jax.random.key(0), loss_fn, jnp.ones(3), igt(harmonic()), optax.sgd(0.1),
+      ...                    gaussian_noise(0.1), 100, thin=10)
+      >>> info.error2.shape
+      (10,)
     """
     algo = denoised_optimizer_algorithm(loss_fn, denoiser, inner, noise_fn, mode=mode)
     num_steps = check_int(num_steps, "num_steps", min_value=0)
@@ -524,6 +664,15 @@ def track(
       noise: ``None`` (noise-free) or a pytree like ``xs`` whose leaves have shape ``(T, Q, ...)`` with
         ``Q = denoiser.num_queries`` (``mode="oracle"``: one draw per query) or ``(T, ...)`` (``mode="dp"``: one
         draw added to the combination).
+      mode: ``"oracle"`` or ``"dp"``.
+
+    Returns:
+      :class:`DenoiseInfo` whose leaves have shape ``(T,)`` (``loss`` is NaN).
+
+    Raises:
+      TypeError: ``denoiser`` is not a :class:`Denoiser`.
+      ValueError: unknown ``mode``, ``xs`` without a leading time axis, or ``noise`` of the wrong structure or
+        shapes.
     """
     _check_denoiser(denoiser)
     _check_mode(mode)

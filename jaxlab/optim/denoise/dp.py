@@ -69,7 +69,16 @@ def clip_and_noise(
       l2_clip: clip norm :math:`C > 0`.
       noise_multiplier: :math:`\\sigma_{dp} \\ge 0` (noise std over the clip norm).
       expected_batch_size: divide by this instead of ``n`` (Poisson sampling with a padded batch whose
-        unused rows are zero: divide by the expected batch size).
+        unused rows are zero: divide by the expected batch size); ``None`` divides by ``n``.
+
+    Returns:
+      A pytree like one example's gradient (leaves without the example axis):
+      :math:`\\frac1B [\\sum_i \\mathrm{clip}_C(g_i) + N(0, \\sigma_{dp}^2 C^2 I)]`.
+
+    Raises:
+      TypeError: a non-float leaf.
+      ValueError: ``l2_clip <= 0``, ``noise_multiplier < 0``, ``expected_batch_size <= 0``, or leaves without a
+        common leading example axis.
     """
     l2_clip, noise_multiplier = _check_dp(l2_clip, noise_multiplier)
     leaves = jax.tree_util.tree_leaves(per_example_grads)
@@ -105,6 +114,26 @@ def dp_query(
     Evaluates ``per_example_grad(point, example)`` at each of ``denoiser.query_points(state, params)`` for
     every example of ``batch`` (leading axis), combines per example with ``denoiser.combine`` (``vmap``), then
     clips and noises with :func:`clip_and_noise`. Feed the result to ``optax.chain(denoiser, ...).update``.
+    Combining before clipping follows DiSK (arXiv:2410.03883): one Gaussian release per step, as in DP-SGD
+    (M. Abadi et al., *Deep Learning with Differential Privacy*, arXiv:1607.00133).
+
+    Args:
+      key: PRNG key for the noise.
+      per_example_grad: ``(params, example) -> gradient pytree`` for one example.
+      denoiser: a :class:`~jaxlab.optim.denoise.denoisers.Denoiser`.
+      state: its current :class:`~jaxlab.optim.denoise.denoisers.DenoiseState` (e.g. from ``find_state``).
+      params: the current parameters :math:`x_t`.
+      batch: pytree of examples with a leading example axis ``B``.
+      l2_clip: clip norm :math:`C > 0`.
+      noise_multiplier: :math:`\\sigma_{dp} \\ge 0`.
+      expected_batch_size: divide by this instead of ``B`` (see :func:`clip_and_noise`).
+
+    Returns:
+      The privatized :math:`q_t`, a pytree like ``params``.
+
+    Raises:
+      TypeError: ``denoiser`` is not a Denoiser, or non-float gradients.
+      ValueError: ``l2_clip <= 0``, ``noise_multiplier < 0`` or ``expected_batch_size <= 0``.
     """
     if not isinstance(denoiser, Denoiser):
         raise TypeError(f"denoiser must be a jaxlab.optim.Denoiser, got {type(denoiser).__name__}")
@@ -116,7 +145,11 @@ def dp_query(
 
 
 class DPInfo(NamedTuple):
-    """Per-step record of :func:`dp_run`: the Poisson batch size drawn (before padding/truncation)."""
+    """Per-step record of :func:`dp_run` / :func:`dp_denoised_algorithm`.
+
+    Attributes:
+      batch_size: 0-d int array, the Poisson batch size drawn (before padding or truncation to ``max_batch``).
+    """
 
     batch_size: Any
 
@@ -218,14 +251,32 @@ def dp_run(
       per_example_loss: ``(params, example) -> scalar`` for one example (a slice of ``data``).
       params0: the starting parameters.
       data: pytree whose leaves share a leading example axis ``n``.
-      denoiser, inner: see :func:`dp_denoised_algorithm`.
-      l2_clip, noise_multiplier: clip norm and noise multiplier (see :func:`noise_multiplier_for`).
-      sample_rate: Poisson sampling rate.
-      num_steps: number of steps.
-      max_batch: rows of the padded batch.
+      denoiser: a :class:`~jaxlab.optim.denoise.denoisers.Denoiser`.
+      inner: the optax optimizer applied after the denoiser.
+      l2_clip: clip norm :math:`C > 0`.
+      noise_multiplier: :math:`\\sigma_{dp} \\ge 0` (see :func:`noise_multiplier_for`).
+      sample_rate: Poisson sampling rate in (0, 1].
+      num_steps: number of steps ``>= 0``.
+      max_batch: rows of the padded batch ``>= 1``.
 
     Returns:
-      ``(params_T, DPInfo)`` with one row per step.
+      ``(params_T, DPInfo)``: the final parameters (a pytree like ``params0``) and :class:`DPInfo` with
+      ``batch_size`` of shape ``(num_steps,)``.
+
+    Raises:
+      TypeError: ``denoiser`` is not a Denoiser, or ``max_batch``/``num_steps`` not an int.
+      ValueError: ``l2_clip <= 0``, ``noise_multiplier < 0``, ``sample_rate`` outside (0, 1], ``max_batch < 1``
+        or ``num_steps < 0``.
+
+    Example:
+      >>> import jax, jax.numpy as jnp, optax
+      >>> from jaxlab.optim import dp_run, ema
+      >>> data = jax.random.normal(jax.random.key(0), (64, 2)) + 1.0
+      >>> loss = lambda p, x: jnp.sum((p - x) ** 2)
+      >>> params, info = dp_run(jax.random.key(1), loss, jnp.zeros(2), data, ema(0.5), optax.sgd(0.1),
+      ...                       l2_clip=1.0, noise_multiplier=1.0, sample_rate=0.25, num_steps=20, max_batch=32)
+      >>> info.batch_size.shape
+      (20,)
     """
     algo = dp_denoised_algorithm(per_example_loss, data, denoiser, inner, l2_clip=l2_clip,
                                  noise_multiplier=noise_multiplier, sample_rate=sample_rate, max_batch=max_batch)
@@ -249,7 +300,24 @@ def noise_multiplier_for(
 
     ``orders`` are the Renyi orders tracked: the default short list (integers, whose subsampled
     Gaussian RDP has a closed form) is fast and gives a valid, marginally conservative bound; ``None`` uses
-    dp-accounting's default list (slower).
+    dp-accounting's default list (slower). The search is ``dp_accounting.calibrate_dp_mechanism`` (tolerance
+    1e-4); the accounting is that of DP-SGD (M. Abadi et al., arXiv:1607.00133) with Renyi DP.
+
+    Args:
+      eps: privacy budget :math:`\\varepsilon > 0`.
+      delta: :math:`\\delta` in (0, 1).
+      sample_rate: Poisson sampling rate in (0, 1].
+      num_steps: number of composed steps ``>= 1`` (``steps`` is its deprecated name).
+      orders: Renyi orders (a tuple of floats), or ``None`` for dp-accounting's default list.
+
+    Returns:
+      The noise multiplier :math:`\\sigma_{dp}` (a Python float).
+
+    Raises:
+      ImportError: ``dp-accounting`` is not installed.
+      TypeError: ``num_steps`` is not an int.
+      ValueError: ``eps <= 0``, ``delta`` outside (0, 1), ``sample_rate`` outside (0, 1], ``num_steps < 1``, or
+        no finite multiplier reaches the target.
     """
     check_positive(eps, "eps")
     check_in_range(delta, "delta", 0.0, 1.0, lo_open=True, hi_open=True)

@@ -86,6 +86,10 @@ def quadratic_mle(
 ) -> tuple[Float[Array, "d d"], Float[Array, " d"]]:
     """MLE :math:`(\\hat H, \\hat b)` of a quadratic's Hessian and linear term from gradient observations.
 
+    Ridge least squares with an unpenalized intercept (the Gaussian MLE for :math:`\\rho = 0`), with the
+    symmetric case solved as a Lyapunov equation (module docstring). Derived here from the problem statement in
+    the abstract of the 2026 gradient-denoising paper (full text not located); no formula is taken from it.
+
     Args:
       xs: query points, shape (t, d).
       gs: observed gradients at ``xs``, shape (t, d).
@@ -93,7 +97,22 @@ def quadratic_mle(
       ridge: :math:`\\rho \\ge 0`, penalty :math:`\\rho\\|H\\|_F^2`; ``ridge == 0`` needs ``t >= d + 1``.
 
     Returns:
-      ``(H, b)``; the gradient estimate at ``x`` is ``H @ x + b``.
+      ``(H, b)``: ``(d, d)`` and ``(d,)`` arrays; the gradient estimate at ``x`` is ``H @ x + b``.
+
+    Raises:
+      TypeError: non-float ``xs``/``gs``.
+      ValueError: ``xs``/``gs`` not 2-D or of different shapes, ``ridge < 0``, or ``ridge == 0`` with fewer than
+        ``d + 1`` rows.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.optim import quadratic_mle
+      >>> H = jnp.array([[2.0, 0.5], [0.5, 1.0]]); b = jnp.array([1.0, -1.0])
+      >>> xs = jax.random.normal(jax.random.key(0), (50, 2))
+      >>> gs = xs @ H + b + 0.1 * jax.random.normal(jax.random.key(1), (50, 2))
+      >>> H_hat, b_hat = quadratic_mle(xs, gs, symmetric=True)
+      >>> H_hat.shape, b_hat.shape
+      ((2, 2), (2,))
     """
     xs, gs = _pair(xs, gs)
     t, d = xs.shape
@@ -129,12 +148,21 @@ def cubic_mle(
 ) -> tuple[Float[Array, "d d"], Float[Array, " d"], Float[Array, "d d d"]]:
     """MLE of a cubic's gradient model :math:`\\nabla f(x) = b + H_0 x + \\tfrac12 T_3[x, x]` (small ``d``).
 
+    Least squares on the features :math:`\\phi(x) = [1, x, \\mathrm{vech}(x x^\\top)]` (module docstring;
+    derived here, the Gaussian MLE).
+
     Args:
-      xs, gs: points and observed gradients, shape (t, d) each.
+      xs: query points, shape ``(t, d)``.
+      gs: observed gradients at ``xs``, shape ``(t, d)``.
       ridge: penalty on the non-intercept coefficients; ``ridge == 0`` needs ``t >= 1 + d + d(d+1)/2``.
 
     Returns:
-      ``(H0, b, T3)`` with ``T3[i, j, k]`` symmetric in ``(j, k)``.
+      ``(H0, b, T3)``: ``(d, d)``, ``(d,)`` and ``(d, d, d)`` arrays with ``T3[i, j, k]`` symmetric in ``(j, k)``.
+
+    Raises:
+      TypeError: non-float ``xs``/``gs``.
+      ValueError: ``xs``/``gs`` not 2-D or of different shapes, ``ridge < 0``, or ``ridge == 0`` with fewer than
+        ``1 + d + d(d+1)/2`` rows.
     """
     xs, gs = _pair(xs, gs)
     t, d = xs.shape
@@ -159,8 +187,13 @@ def _cubic_solve(xs, gs, ridge):
 
 
 class RLSState(NamedTuple):
-    """Recursive least squares state: inverse Gram ``P`` (d+1, d+1), coefficients ``W`` (d+1, d) with
-    :math:`\\hat g(x) = W^\\top [x, 1]`, and the number of observations ``count``."""
+    """Recursive least squares state, with :math:`\\hat g(x) = W^\\top [x, 1]`.
+
+    Attributes:
+      P: ``(d+1, d+1)`` float array, the inverse Gram matrix.
+      W: ``(d+1, d)`` float array, the coefficients.
+      count: 0-d int32 array, the number of observations absorbed.
+    """
 
     P: Float[Array, "p p"]
     W: Float[Array, "p d"]
@@ -169,7 +202,20 @@ class RLSState(NamedTuple):
 
 @cites(DENOISE)
 def rls_init(d: int, ridge: float, *, dtype=None) -> RLSState:
-    """Empty RLS state for dimension ``d`` with prior :math:`P_0 = I/\\rho` (``ridge`` :math:`=\\rho > 0`)."""
+    """Empty RLS state for dimension ``d`` with prior :math:`P_0 = I/\\rho` (``ridge`` :math:`=\\rho > 0`), ``W_0 = 0``.
+
+    Args:
+      d: parameter dimension ``>= 1``.
+      ridge: prior precision :math:`\\rho > 0`.
+      dtype: float dtype; ``None`` is the default float dtype.
+
+    Returns:
+      :class:`RLSState` with ``P`` of shape ``(d+1, d+1)``, ``W`` of shape ``(d+1, d)`` and ``count = 0``.
+
+    Raises:
+      TypeError: ``d`` is not an int.
+      ValueError: ``d < 1`` or ``ridge <= 0``.
+    """
     d = check_int(d, "d", min_value=1)
     ridge = check_positive(ridge, "ridge")
     dtype = dtype or jnp.result_type(float)
@@ -178,7 +224,23 @@ def rls_init(d: int, ridge: float, *, dtype=None) -> RLSState:
 
 @cites(DENOISE)
 def rls_step(state: RLSState, x: Float[Array, " d"], g: Float[Array, " d"]) -> tuple[RLSState, Float[Array, " d"]]:
-    """Absorb the observation ``g`` at ``x`` and return the online MLE :math:`\\hat g(x)` (after the update)."""
+    """Absorb the observation ``g`` at ``x`` and return the online MLE :math:`\\hat g(x)` (after the update).
+
+    Sherman-Morrison with :math:`\\phi = [x, 1]`: :math:`k = P\\phi/(1 + \\phi^\\top P \\phi)`,
+    :math:`W \\leftarrow W + k (g - W^\\top\\phi)^\\top`, :math:`P \\leftarrow P - k \\phi^\\top P`.
+
+    Args:
+      state: the current :class:`RLSState`.
+      x: ``(d,)`` float array, the query point.
+      g: ``(d,)`` float array, the gradient observed at ``x``.
+
+    Returns:
+      ``(state, g_hat)``: the updated state and the ``(d,)`` estimate :math:`W^\\top [x, 1]`.
+
+    Raises:
+      TypeError: non-float ``x`` or ``g``.
+      ValueError: ``x`` or ``g`` not of shape ``(d,)``.
+    """
     d = state.W.shape[1]
     x = as_array(x, "x", shape=(d,))
     g = as_array(g, "g", shape=(d,))
@@ -191,8 +253,12 @@ def rls_step(state: RLSState, x: Float[Array, " d"], g: Float[Array, " d"]) -> t
 
 
 class RLSInfo(NamedTuple):
-    """Per-step output of :func:`rls_algorithm`: the online MLE ``g_hat`` (d,) of the gradient at ``x_t``,
-    :math:`\\hat g(x_t) = W_t^\\top [x_t, 1]` after absorbing the observation."""
+    """Per-step output of :func:`rls_algorithm`.
+
+    Attributes:
+      g_hat: ``(d,)`` float array, the online MLE :math:`\\hat g(x_t) = W_t^\\top [x_t, 1]` of the gradient at
+        :math:`x_t`, after absorbing the observation.
+    """
 
     g_hat: Float[Array, " d"]
 
@@ -204,7 +270,8 @@ def rls_algorithm(ridge: float) -> Algorithm:
     ``init(d, *, dtype=None)`` is :func:`rls_init` (``P_0 = I / ridge``, ``W_0 = 0``);
     ``step(key, state, x)`` with ``x = (x_t, g_t)`` is :func:`rls_step`: the Sherman-Morrison update
     ``k = P phi / (1 + phi^T P phi)``, ``W += k (g - W^T phi)^T``, ``P -= k phi^T P`` with ``phi = [x_t, 1]``
-    (``key`` is ignored).
+    (``key`` is ignored). Derived here, like :func:`quadratic_mle`, from the abstract of the 2026
+    gradient-denoising paper (full text not located).
 
     Args:
       ridge: prior precision ``rho > 0``.
@@ -214,6 +281,17 @@ def rls_algorithm(ridge: float) -> Algorithm:
 
     Raises:
       ValueError: ``ridge <= 0`` (at ``init``).
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.core import run
+      >>> from jaxlab.optim import rls_algorithm
+      >>> xs = jax.random.normal(jax.random.key(0), (30, 2))
+      >>> gs = xs @ jnp.array([[2.0, 0.5], [0.5, 1.0]]) + 1.0
+      >>> algo = rls_algorithm(1e-3)
+      >>> state, trace = run(algo.step, algo.init(2), None, xs=(xs, gs))
+      >>> trace.infos.g_hat.shape
+      (30, 2)
     """
 
     def init_fn(d: int, *, dtype=None) -> RLSState:

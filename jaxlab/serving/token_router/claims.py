@@ -70,7 +70,7 @@ def single_model_limit_is_exact() -> ClaimResult:
 @claim(area=_AREA, paper=TOKEN_ROUTER)
 def derived_threshold_matches_spec_values() -> ClaimResult:
     """(model part) B_L* = 5, 23, 92 and X(B_L*) = 0.8547, 1.6028, 2.0264 tokens/ms for N = 8, 32, 128;
-    measured = max |X(B_L*) - spec value| (a wrong B_L* fails outright)."""
+    measured = max |X(B_L*) - listed value| over the three N (a wrong B_L* fails outright)."""
     want = {8: (5, 0.8547), 32: (23, 1.6028), 128: (92, 2.0264)}
     err, got = 0.0, []
     for n, (b, x) in want.items():

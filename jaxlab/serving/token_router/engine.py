@@ -53,7 +53,17 @@ def _bucket(x: int, buckets: tuple[int, ...]) -> int:
 
 def table_router(table) -> RouteFn:
     """Router reading pre-drawn decisions ``table[request, position]`` (model index of the token produced at
-    ``position``), e.g. ``np.asarray(bernoulli_router(key, P * T, q).reshape(P, T))``."""
+    ``position``), e.g. ``np.asarray(bernoulli_router(key, P * T, q).reshape(P, T))``.
+
+    Args:
+      table: ``(P, T)`` integer array-like: model index per request (row) and position (column).
+
+    Returns:
+      ``route(request_ids, positions) -> table[request_ids, positions]`` (NumPy).
+
+    Raises:
+      ValueError: ``table`` is not 2-d.
+    """
     table = np.asarray(table)
     if table.ndim != 2:
         raise ValueError(f"table must be 2-dimensional (requests, positions), got shape {table.shape}")
@@ -86,7 +96,15 @@ def _pack(req, slots, pos, lengths, bucket: int, dummy_req: int, dummy_slot: int
 
 
 class Subserver:
-    """One model's server: its KV cache over ``n_slots`` request slots, its FIFO queue and step counters."""
+    """One model's server: its KV cache over ``n_slots`` request slots, its FIFO queue and step counters.
+
+    Args:
+      model: the :class:`~jaxlab.serving.token_router.tiny_lm.TinyDecoder` it serves.
+      n_slots: request slots (cache rows), an int ``>= 1``.
+      ctx: positions per cache row (the attention context of every step).
+      token_buckets: sorted padded token counts of a step (beyond the largest: the next power of two; ``()``:
+        always the next power of two).
+    """
 
     def __init__(self, model: TinyDecoder, n_slots: int, ctx: int, token_buckets=BUCKETS):
         self.model, self.n_slots, self.ctx, self.token_buckets = model, n_slots, ctx, token_buckets
@@ -108,8 +126,17 @@ class Subserver:
 
 
 class EngineStats(NamedTuple):
-    """Generated tokens, wall-clock seconds, decode throughput (tokens/s), steps and mean batch per model,
-    tokens processed per model (decode + catch-up + prefill) and the padded token slots computed."""
+    """Measurements of one :meth:`TokenRouterEngine.run`.
+
+    Attributes:
+      tokens: generated tokens.
+      seconds: wall-clock seconds of the run (host clock, after the last step finished).
+      throughput: decode throughput, ``tokens / seconds``.
+      steps: steps per model.
+      mean_batch: mean requests per step, per model (0 for a model that never ran).
+      tokens_processed: input tokens processed per model (decode + KV catch-up + prefill).
+      tokens_padded: token slots computed per model, padding included.
+    """
 
     tokens: int
     seconds: float
@@ -127,17 +154,49 @@ POLICIES = ("lockstep", "sequential", "async_greedy", "async_delayed")
 class TokenRouterEngine:
     """Token-level routed decoding of tiny LMs with one :class:`Subserver` per model on one shared device.
 
+    Model-centric serving after the abstract of "TokenRouter: Efficient Serving of Token-Level Routed LLM
+    Inference" (2026; authors and arXiv id not retrieved): each model has a subserver with its own KV cache and
+    queue; every produced token sends its request to the queue of the model that produces its next token; on the
+    shared device the large model's step waits for ``B_L`` queued requests, a timeout ``tau_L`` or an empty
+    small-model queue (**[reconstructed]** scheduler, as in :mod:`~jaxlab.serving.token_router.simulator`).
+    Every policy produces the tokens of :func:`reference_decode`; only the schedule differs.
+    :meth:`run` decodes a list of prompts and returns ``(outputs, EngineStats)``.
+
     Args:
       models: the candidate models, model 0 the small one (equal vocabularies and ``max_len``).
       route: ``route(request_ids, positions) -> model index`` of the token each request produces at
         ``position`` (deterministic; e.g. :func:`table_router`).
-      n_slots: concurrent requests ``N`` (closed system).
+      n_slots: concurrent requests ``N`` (closed system), an int ``>= 1``.
       policy: ``"async_delayed"`` (TokenRouter-style), ``"async_greedy"``, ``"lockstep"`` or ``"sequential"``.
-      batch_threshold, timeout: ``B_L`` and ``tau_L`` (ms, host clock) of ``async_delayed``; when
-        ``batch_threshold`` is None they are derived with :func:`derive_delayed_batching` from ``cost`` and
-        ``q_large`` (M = 2).
+      batch_threshold: ``B_L`` of ``async_delayed``, an int in ``[1, n_slots]``; when None it is derived with
+        :func:`derive_delayed_batching` from ``cost`` and ``q_large`` (M = 2).
+      timeout: ``tau_L`` (ms, host clock) of ``async_delayed``, ``>= 0``; when None, the derived one if
+        ``batch_threshold`` is derived, else no timeout.
+      cost: the :class:`~jaxlab.serving.token_router.cost_model.StepCostModel` used to derive ``B_L`` and
+        ``tau_L`` (e.g. from :func:`measure_step_cost`); ignored otherwise.
+      q_large: fraction of tokens routed to the large model, used to derive ``B_L`` and ``tau_L``.
       token_buckets: padded token counts of a step; each bucket used compiles once per model (fewer buckets
         compile faster and pad more).
+
+    Raises:
+      ValueError: an unknown ``policy``; models with different vocabularies or ``max_len``; ``batch_threshold``
+        or ``timeout`` with a policy other than ``async_delayed``; ``async_delayed`` without ``batch_threshold``
+        nor ``cost`` and ``q_large``; an integer out of range or a negative ``timeout``.
+      TypeError: ``models`` is empty or holds something other than ``TinyDecoder``, ``route`` is not callable,
+        or an integer argument is not an int.
+
+    Example:
+      >>> import jax, numpy as np
+      >>> from jaxlab.serving.token_router import TinyDecoder, TokenRouterEngine, reference_decode, table_router
+      >>> small, large = (TinyDecoder(k, num_layers=1, d_model=8, num_heads=1, vocab=8, max_len=8)
+      ...                 for k in jax.random.split(jax.random.key(0)))  # two toy models, same size here
+      >>> route = table_router(np.random.default_rng(0).integers(0, 2, size=(3, 8)))  # (request, position)
+      >>> engine = TokenRouterEngine([small, large], route, n_slots=2, batch_threshold=2, token_buckets=(4,))
+      >>> prompts = [[1, 2], [3, 4], [5, 6]]
+      >>> outputs, stats = engine.run(prompts, max_new_tokens=2)
+      >>> ref = reference_decode([small, large], route, prompts, max_new_tokens=2)
+      >>> all((o == r).all() for o, r in zip(outputs, ref)), stats.tokens
+      (True, 6)
     """
 
     def __init__(self, models: Sequence[TinyDecoder], route: RouteFn, *, n_slots: int,
@@ -173,8 +232,23 @@ class TokenRouterEngine:
         self.subservers: dict[int, Subserver] = {}
 
     def run(self, prompts: Sequence[Sequence[int]], max_new_tokens: int):
-        """Decode ``max_new_tokens`` greedy tokens after every prompt; returns ``(outputs, stats)`` with
-        ``outputs[i]`` the generated tokens of prompt ``i`` (NumPy int array) and an :class:`EngineStats`."""
+        """Decode ``max_new_tokens`` greedy tokens after every prompt (``n_slots`` requests at a time).
+
+        Args:
+          prompts: non-empty 1-d integer token sequences, ids in ``[0, vocab)``.
+          max_new_tokens: tokens to generate per prompt, an int ``>= 1``; prompt length plus it must fit in the
+            models' ``max_len``.
+
+        Returns:
+          A tuple ``(outputs, stats)``: ``outputs[i]`` the ``(max_new_tokens,)`` int32 NumPy array generated after
+          prompt ``i``, and the :class:`EngineStats`.
+
+        Raises:
+          ValueError: no prompts, a prompt that is empty, not 1-d integer, too long or with ids outside the
+            vocabulary, ``max_new_tokens < 1``, or a route output rejected by
+            :func:`~jaxlab.serving.token_router.simulator.check_route`.
+          TypeError: ``max_new_tokens`` is not an int.
+        """
         max_new = check_int(max_new_tokens, "max_new_tokens", min_value=1)
         prompts = [np.asarray(p) for p in prompts]
         vocab, max_len = self.models[0].vocab, self.models[0].max_len
@@ -301,8 +375,23 @@ def _forward_logits(model, tokens):
 @cites(TOKEN_ROUTER)
 def reference_decode(models: Sequence[TinyDecoder], route: RouteFn, prompts: Sequence[Sequence[int]],
                      max_new_tokens: int) -> list[np.ndarray]:
-    """Routed greedy decoding without KV caches, one request and one token at a time: the token at position
-    ``c`` of request ``r`` is ``argmax forward(models[route(r, c)], x_<c)[c - 1]``."""
+    """Routed greedy decoding without KV caches, one request and one token at a time (the engine's reference):
+    the token at position ``c`` of request ``r`` is ``argmax forward(models[route(r, c)], x_<c)[c - 1]``.
+
+    Args:
+      models: the candidate :class:`~jaxlab.serving.token_router.tiny_lm.TinyDecoder` models.
+      route: ``route(request_ids, positions) -> model index`` (as for :class:`TokenRouterEngine`).
+      prompts: 1-d integer token sequences.
+      max_new_tokens: tokens to generate per prompt, an int ``>= 1``.
+
+    Returns:
+      One ``(max_new_tokens,)`` int32 NumPy array per prompt.
+
+    Raises:
+      ValueError: ``max_new_tokens < 1``, the longest prompt plus ``max_new_tokens`` beyond the models'
+        ``max_len``, or a route output rejected by :func:`~jaxlab.serving.token_router.simulator.check_route`.
+      TypeError: ``max_new_tokens`` is not an int.
+    """
     max_new = check_int(max_new_tokens, "max_new_tokens", min_value=1)
     prompts = [np.asarray(p) for p in prompts]
     total = max(p.size for p in prompts) + max_new
@@ -322,12 +411,30 @@ def reference_decode(models: Sequence[TinyDecoder], route: RouteFn, prompts: Seq
 @cites(TOKEN_ROUTER)
 def measure_step_cost(model: TinyDecoder, grid: Sequence[tuple[int, int]], *, ctx: int = 64, repeats: int = 5,
                       n_slots: int | None = None):
-    """Measure the step latency ``T(n)`` (ms) of ``model`` on a grid of ``(batch, chunk)`` shapes (``n = batch *
-    chunk`` input tokens, padded to the next power of two), median of ``repeats`` blocking calls after a warm-up,
-    and fit ``alpha + beta n``. The cache has ``n_slots`` rows (default: the largest batch); with the
-    ``n_slots`` and ``ctx`` of a later engine run the measured step shapes are the engine's (compiled once).
+    """Measure the step latency ``T(n)`` (ms) of ``model`` on a grid of ``(batch, chunk)`` shapes and fit
+    ``T(n) = alpha + beta n`` (:func:`~jaxlab.serving.token_router.cost_model.fit_step_cost`).
 
-    Returns ``(alpha, beta, r2, n_tokens, latencies_ms)``."""
+    Each shape runs ``n = batch * chunk`` input tokens (computed padded to the next power of two): the median
+    of ``repeats`` blocking calls after a warm-up. The cache has ``n_slots`` rows (default: the largest batch);
+    with the ``n_slots`` and ``ctx`` of a later engine run the measured step shapes are the engine's (compiled
+    once).
+
+    Args:
+      model: the :class:`~jaxlab.serving.token_router.tiny_lm.TinyDecoder`.
+      grid: ``(batch, chunk)`` pairs; at least two distinct ``batch * chunk`` for the fit.
+      ctx: positions per cache row, at least every ``chunk``.
+      repeats: timed calls per shape, ``>= 1``.
+      n_slots: cache rows, at least every ``batch``; default the largest ``batch``.
+
+    Returns:
+      A tuple ``(alpha, beta, r2, n_tokens, latencies_ms)``: the fit as Python floats, and the ``(K,)`` float
+      NumPy arrays of token counts and median latencies.
+
+    Raises:
+      ValueError: an empty ``grid``, a ``batch`` or ``chunk`` out of range, or fewer than two distinct token
+        counts (from the fit).
+      TypeError: a ``batch`` or ``chunk`` is not an int.
+    """
     if not grid:
         raise ValueError("grid must contain at least two (batch, chunk) shapes")
     ns, lat = [], []

@@ -47,8 +47,16 @@ RouterFn = Callable[[np.random.Generator, np.ndarray, np.ndarray], np.ndarray]
 
 
 class SimResult(NamedTuple):
-    """Throughput (tokens/ms), makespan (ms), the batch size (requests) of every step per model, the number of
-    steps per model, the tokens produced and the tokens each model processed (decode + catch-up)."""
+    """Outcome of :func:`simulate`.
+
+    Attributes:
+      throughput: produced tokens per ms, ``tokens / makespan``.
+      makespan: simulated time (ms) until ``tokens`` were produced.
+      batch_sizes: per model, an int64 array of the batch size (requests) of each of its steps.
+      per_model_steps: ``(M,)`` int array, the number of steps per model.
+      tokens: the tokens produced (``>= n_tokens``; the last step may overshoot).
+      processed_tokens: ``(M,)`` int64 array, the input tokens each model processed (decode + KV catch-up).
+    """
 
     throughput: float
     makespan: float
@@ -59,7 +67,20 @@ class SimResult(NamedTuple):
 
 
 def bernoulli_sim_router(q_large: float) -> RouterFn:
-    """DES router sending each next token to model 1 (L) with probability ``q_large``, else to model 0 (S)."""
+    """DES router sending each next token to model 1 (L) with probability ``q_large``, else to model 0 (S).
+
+    The returned function carries ``q_large`` as an attribute, so :func:`simulate` derives delayed-batching
+    parameters from it without estimating ``q``.
+
+    Args:
+      q_large: probability of the large model, in ``[0, 1]``.
+
+    Returns:
+      ``route(rng, request_ids, positions) -> (len(request_ids),)`` int64 model indices.
+
+    Raises:
+      ValueError: ``q_large`` outside ``[0, 1]``.
+    """
     check_in_range(q_large, "q_large", 0.0, 1.0)
     q = float(q_large)
 
@@ -71,7 +92,20 @@ def bernoulli_sim_router(q_large: float) -> RouterFn:
 
 
 def check_route(z, n: int, num_models: int, who: str = "router_fn") -> np.ndarray:
-    """Validate a router's output: ``n`` integer model indices in ``{0..num_models-1}``."""
+    """Validate a router's output: ``n`` integer model indices in ``{0..num_models-1}``.
+
+    Args:
+      z: the router's output (array-like; integer, or float/bool with integral values).
+      n: the number of routed requests.
+      num_models: ``M``.
+      who: the router's name in the error message.
+
+    Returns:
+      ``(n,)`` int64 NumPy array.
+
+    Raises:
+      ValueError: ``z`` not of shape ``(n,)``, not integral, or an index outside ``{0..M-1}``.
+    """
     z = np.asarray(z)
     if z.shape != (n,):
         raise ValueError(f"{who} must return {n} model indices (shape ({n},)), got shape {z.shape}")
@@ -236,20 +270,48 @@ def simulate(
 ) -> SimResult:
     """Simulate ``policy`` until ``n_tokens`` tokens are produced by ``n_requests`` concurrent requests.
 
+    Exact discrete-event simulation (module docstring) given the step costs ``T_m(n) = alpha_m + beta_m n``, the
+    routing decisions and the policy; the ``async_delayed`` rules are **[reconstructed]** from the abstract of
+    "TokenRouter: Efficient Serving of Token-Level Routed LLM Inference" (2026; authors and arXiv id not
+    retrieved).
+
     Args:
       policy: ``"lockstep"``, ``"sequential"``, ``"async_greedy"`` or ``"async_delayed"`` (module docstring).
       cost: per-model step costs (ms, ms/token); model 0 is the small model.
       router_fn: ``router_fn(rng, request_ids, positions) -> model index per request`` choosing the model of
         each request's next token (e.g. :func:`bernoulli_sim_router`); ``rng`` is a NumPy ``Generator`` seeded
         with ``seed``.
+      n_requests: ``N``, concurrent requests (closed system), an int ``>= 1``.
+      n_tokens: tokens to produce, an int ``>= 1``.
       deployment: ``"shared"`` (one device time-shared by the subservers) or ``"separate"`` (one each).
       batch_threshold: ``B`` of ``async_delayed``; a scalar applies to the large model(s), or one per model;
         ``1 <= B <= n_requests``. Shared default: :func:`derive_delayed_batching`.
       timeout: ``tau`` (ms) of ``async_delayed`` (scalar for the large model(s), or one per model); ``>= 0``;
         default: derived (shared) or none (separate).
-      max_batch: optional cap on the requests of one step.
+      max_batch: optional cap on the requests of one step (``async_*`` policies).
       prompt_len: context length at the start (the prompt is prefilled in every model).
       seed: seed of the routing ``Generator``.
+
+    Returns:
+      The :class:`SimResult`.
+
+    Raises:
+      ValueError: an unknown ``policy`` or ``deployment``; an invalid ``cost``; ``n_requests``, ``n_tokens``,
+        ``prompt_len`` or ``max_batch`` below 1; ``batch_threshold`` / ``timeout`` with another policy, or out of
+        range; ``"sequential"`` on separate devices; shared ``async_delayed`` with ``M != 2``, or derived
+        parameters with ``n_requests < 2`` or a router whose estimated ``q_L`` is not in ``(0, 1)``; separate
+        ``async_delayed`` without ``batch_threshold``; a router output rejected by :func:`check_route`.
+      TypeError: ``router_fn`` is not callable, or an integer argument is not an int.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxlab.serving.token_router import StepCostModel, bernoulli_sim_router, simulate
+      >>> cost = StepCostModel(alpha=jnp.array([2.0, 10.0]), beta=jnp.array([0.05, 0.4]))
+      >>> route = bernoulli_sim_router(0.2)
+      >>> delayed = simulate("async_delayed", cost, route, n_requests=32, n_tokens=2000)
+      >>> lockstep = simulate("lockstep", cost, route, n_requests=32, n_tokens=2000)
+      >>> delayed.throughput > lockstep.throughput
+      True
     """
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")

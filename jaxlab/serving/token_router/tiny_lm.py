@@ -31,14 +31,50 @@ __all__ = ["KVCache", "TinyDecoder", "decode_step", "decode_step_flat", "forward
 
 
 class KVCache(NamedTuple):
-    """Preallocated keys and values, ``(layers, batch, max_len, heads, d_head)`` each."""
+    """Preallocated keys and values of a :class:`TinyDecoder`.
+
+    Attributes:
+      k: ``(layers, batch, max_len, heads, d_head)`` float array of keys.
+      v: ``(layers, batch, max_len, heads, d_head)`` float array of values.
+    """
 
     k: Float[Array, "layers batch max_len heads dh"]
     v: Float[Array, "layers batch max_len heads dh"]
 
 
 class TinyDecoder(eqx.Module):
-    """Decoder-only transformer; build with ``TinyDecoder(key, num_layers=2, d_model=64, num_heads=2)``."""
+    """Randomly initialised decoder-only transformer (module docstring; **[chosen]** stand-in LLM).
+
+    Weights: ``E, P ~ N(0, 1)``, ``W_qkv, W_o, W_1 ~ N(0, 1/d)``, ``W_2 ~ N(0, 1/(4d))``, ``U ~ N(0, 1/d)``,
+    RMSNorm gains 1; per-layer weights stacked along a leading ``layers`` axis. ``max_len`` and ``vocab`` are
+    properties read from the embeddings.
+
+    Args:
+      key: PRNG key of the initialisation.
+      num_layers: number of blocks, an int ``>= 1``.
+      d_model: width ``d``, an int divisible by ``num_heads``.
+      num_heads: attention heads, an int ``>= 1``.
+      vocab: vocabulary size ``V``, an int ``>= 2``.
+      max_len: longest sequence ``T``, an int ``>= 1``.
+      dtype: parameter dtype (default float32).
+
+    Attributes:
+      embed: ``(V, d)`` token embedding ``E``.
+      pos_embed: ``(T, d)`` learned absolute positions ``P``.
+      g1: ``(layers, d)`` RMSNorm gains before attention.
+      wqkv: ``(layers, d, 3d)`` query, key and value projections.
+      wo: ``(layers, d, d)`` attention output projection.
+      g2: ``(layers, d)`` RMSNorm gains before the MLP.
+      w1: ``(layers, d, 4d)`` MLP input weights.
+      w2: ``(layers, 4d, d)`` MLP output weights.
+      gf: ``(d,)`` final RMSNorm gain.
+      unembed: ``(d, V)`` read-out ``U``.
+      num_heads: attention heads (static).
+
+    Raises:
+      TypeError: an integer argument is not an int.
+      ValueError: an integer argument below its minimum, or ``d_model`` not divisible by ``num_heads``.
+    """
 
     embed: Float[Array, "V d"]
     pos_embed: Float[Array, "T d"]
@@ -93,7 +129,20 @@ class TinyDecoder(eqx.Module):
 
 @cites(TOKEN_ROUTER)
 def init_cache(model: TinyDecoder, batch: int, max_len: int | None = None) -> KVCache:
-    """Zero :class:`KVCache` of ``batch`` rows and ``max_len`` positions for ``model``."""
+    """Zero :class:`KVCache` of ``batch`` rows and ``max_len`` positions for ``model``.
+
+    Args:
+      model: the :class:`TinyDecoder`.
+      batch: rows (requests or slots), an int ``>= 1``.
+      max_len: positions per row, an int in ``[1, model.max_len]``; default ``model.max_len``.
+
+    Returns:
+      The :class:`KVCache`, arrays of shape ``(layers, batch, max_len, heads, d // heads)`` in the model's dtype.
+
+    Raises:
+      TypeError: ``batch`` or ``max_len`` is not an int.
+      ValueError: ``batch < 1`` or ``max_len`` outside ``[1, model.max_len]``.
+    """
     batch = check_int(batch, "batch", min_value=1)
     max_len = model.max_len if max_len is None else check_int(max_len, "max_len", min_value=1,
                                                               max_value=model.max_len)
@@ -163,8 +212,24 @@ def _check_step(model, cache, tokens, pos, lengths):
 def decode_step(model: TinyDecoder, cache: KVCache, tokens: Int[Array, "b n"], pos: Int[Array, " b"],
                 lengths: Int[Array, " b"] | None = None):
     """Process ``tokens[r, :lengths[r]]`` at positions ``pos[r] + i`` of row ``r`` of ``cache`` (a decode token
-    or a KV catch-up chunk; padding columns are neither cached nor read). Returns ``(logits (b, V), hidden (b, d),
-    cache)`` of each row's last valid token. jit/vmap-compatible (the cache batch must equal ``b``)."""
+    or a KV catch-up chunk; padding columns are neither cached nor read). jit/vmap-compatible.
+
+    Args:
+      model: the :class:`TinyDecoder`.
+      cache: the :class:`KVCache`, with ``b`` rows.
+      tokens: ``(b, n)`` int array of token ids.
+      pos: ``(b,)`` int array, the position of each row's first token.
+      lengths: optional ``(b,)`` int array of valid tokens per row, in ``[1, n]`` (default ``n``).
+
+    Returns:
+      A tuple ``(logits, hidden, cache)``: ``(b, V)`` logits and ``(b, d)`` final hidden states of each row's
+      last valid token, and the updated :class:`KVCache`.
+
+    Raises:
+      TypeError: ``tokens``, ``pos`` or ``lengths`` is not an int array.
+      ValueError: wrong ranks or shapes, a cache with other than ``b`` rows, or (concrete inputs) ``lengths``
+        outside ``[1, n]`` or ``pos + lengths`` beyond the cache length.
+    """
     tokens, pos, lengths = _check_step(model, cache, tokens, pos, lengths)
     if cache.k.shape[1] != tokens.shape[0]:
         raise ValueError(f"cache has {cache.k.shape[1]} rows but tokens has {tokens.shape[0]}")
@@ -181,17 +246,45 @@ def decode_step(model: TinyDecoder, cache: KVCache, tokens: Int[Array, "b n"], p
 @cites(TOKEN_ROUTER)
 def decode_step_flat(model: TinyDecoder, cache: KVCache, slots: Int[Array, " T"], tokens: Int[Array, " T"],
                      posn: Int[Array, " T"], valid: Bool[Array, " T"], ctx: int):
-    """Packed (ragged) step on a cache shared by many requests (a subserver's cache): token ``t`` belongs to
-    row ``slots[t]`` at position ``posn[t]``; ``valid`` False marks padding. Attends to the first ``ctx``
-    positions (static; every valid ``posn < ctx``). Returns ``(logits (T, V), hidden (T, d), cache)``; compute
-    grows with the number of tokens only, so rows with different catch-up lengths pad nothing."""
+    """Packed (ragged) step on a cache shared by many requests (a subserver's cache).
+
+    Token ``t`` belongs to row ``slots[t]`` at position ``posn[t]``; the keys and values of the valid tokens are
+    written first, then token ``t`` attends to positions ``0..posn[t]`` of its row (so chunks of one row see
+    each other causally). Compute grows with the number of tokens only, so rows with different catch-up lengths
+    pad nothing. Inputs are not validated (a hot path).
+
+    Args:
+      model: the :class:`TinyDecoder`.
+      cache: the :class:`KVCache` (rows = request slots).
+      slots: ``(T,)`` int array, the cache row of each token.
+      tokens: ``(T,)`` int array of token ids.
+      posn: ``(T,)`` int array, the position of each token.
+      valid: ``(T,)`` bool array, false for padding (neither cached nor meaningful).
+      ctx: static int, positions attended to; every valid ``posn < ctx <= cache length``.
+
+    Returns:
+      A tuple ``(logits, hidden, cache)``: ``(T, V)`` logits and ``(T, d)`` final hidden states of every token,
+      and the updated :class:`KVCache`.
+    """
     hid, cache = _flat_core(model, cache, slots, tokens, posn, valid, ctx)
     return hid @ model.unembed, hid, cache
 
 
 @cites(TOKEN_ROUTER)
 def forward(model: TinyDecoder, tokens: Int[Array, " T"]):
-    """Cache-free causal forward pass of one sequence: ``(logits (T, V), hidden (T, d))`` at every position."""
+    """Cache-free causal forward pass of one sequence (the reference of the cached steps).
+
+    Args:
+      model: the :class:`TinyDecoder`.
+      tokens: ``(T,)`` int array of token ids, ``T <= model.max_len``.
+
+    Returns:
+      A tuple ``(logits, hidden)``: ``(T, V)`` logits and ``(T, d)`` final hidden states at every position.
+
+    Raises:
+      TypeError: ``tokens`` is not an int array.
+      ValueError: ``tokens`` is not 1-d or longer than ``model.max_len``.
+    """
     tokens = as_array(tokens, "tokens", ndim=1, kind="int")
     t = tokens.shape[0]
     if t > model.max_len:
