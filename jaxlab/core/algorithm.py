@@ -92,10 +92,14 @@ def register_algorithm(
 
 
 def algorithms() -> dict[str, AlgorithmSpec]:
-    """Every registered iterative method: ``{name: AlgorithmSpec(factory, example, area)}``, sorted by name.
+    """Every registered iterative method, sorted by name.
 
     Imports every area package first (their modules register their factories at import), so the answer does
     not depend on what the caller has imported.
+
+    Returns:
+      A new ``dict`` ``{name: AlgorithmSpec(factory, example, area)}`` (a copy: editing it leaves the registry
+      unchanged).
     """
     import_areas()
     return dict(sorted(_REGISTRY.items()))

@@ -21,6 +21,13 @@ F = TypeVar("F", bound=Callable)
 
 @dataclass(frozen=True)
 class Paper:
+    """A registered paper.
+
+    Attributes:
+      key: the registry key, e.g. ``"belhadji2026msip"``.
+      bibtex: the BibTeX entry, stripped of surrounding whitespace.
+    """
+
     key: str
     bibtex: str
 
@@ -38,7 +45,20 @@ _TAGS: dict[str, tuple[str, ...]] = {}  # "module.qualname" -> paper keys
 
 
 def register_paper(key: str, bibtex: str) -> Paper:
-    """Register a paper under ``key``; re-registering the same entry is a no-op, a different one an error."""
+    """Register a paper under ``key`` so that :func:`cites` can tag functions with it.
+
+    Re-registering the same entry (after stripping whitespace) is a no-op, so modules can be reloaded.
+
+    Args:
+      key: the registry key (an area's ``papers.py`` names it as a module constant).
+      bibtex: the paper's BibTeX entry.
+
+    Returns:
+      The registered :class:`Paper`.
+
+    Raises:
+      ValueError: ``key`` is already registered with a different BibTeX entry.
+    """
     bib = bibtex.strip()
     old = _PAPERS.get(key)
     if old is not None and old.bibtex != bib:
@@ -49,7 +69,21 @@ def register_paper(key: str, bibtex: str) -> Paper:
 
 
 def cites(*keys: str) -> Callable[[F], F]:
-    """Decorator tagging a public function or class with the paper keys it implements."""
+    """Decorator tagging a public function or class with the paper keys it implements.
+
+    The tag is stored in the registry under ``"module.qualname"`` (what :func:`cite` looks up) and on the object
+    as ``__jaxlab_papers__``; the object itself is returned unchanged.
+
+    Args:
+      *keys: one or more keys given to :func:`register_paper` before.
+
+    Returns:
+      The decorator ``tag(obj) -> obj``.
+
+    Raises:
+      ValueError: no key is given.
+      KeyError: (at decoration) a key is not registered.
+    """
     if not keys:
         raise ValueError("cites() needs at least one paper key")
 
@@ -96,7 +130,27 @@ def _lookup(name: str) -> list[str]:
 
 
 def cite(name: str | None = None) -> str:
-    """BibTeX of the papers behind ``name`` (all registered papers when ``name`` is None)."""
+    """BibTeX of the papers behind ``name`` (all registered papers when ``name`` is None).
+
+    ``name`` is looked up as a paper key, then as a tagged function or class (bare ``"msip"`` or qualified
+    ``"jaxlab.sampling.msip.iteration.msip"``), then as a module (every tagged object in it). When nothing is
+    found among the modules imported so far, every area package is imported and the lookup repeated.
+
+    Args:
+      name: a paper key, a function or class name, a module name, or ``None``.
+
+    Returns:
+      The BibTeX entries, separated by blank lines, each paper once.
+
+    Raises:
+      KeyError: nothing is registered under ``name``.
+
+    Example:
+      >>> from jaxlab.core import cite
+      >>> import jaxlab.sampling.langevin
+      >>> print(cite("ula_step").splitlines()[0])
+      @article{touron2026theoretical,
+    """
     if name is None:
         _import_all()
         return "\n\n".join(p.bibtex for p in _PAPERS.values())

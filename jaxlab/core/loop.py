@@ -26,7 +26,13 @@ __all__ = ["RunTrace", "progress_meter", "run"]
 
 
 class RunTrace(NamedTuple):
-    """What :func:`run` records every ``thin`` steps: the states (when ``save_states``) and the infos."""
+    """What :func:`run` records every ``thin`` steps.
+
+    Attributes:
+      states: the state pytree after every ``thin``-th step, each leaf with a leading axis of length
+        ``num_steps // thin``; ``None`` unless ``run(..., save_states=True)``.
+      infos: the info pytree returned by the step at every ``thin``-th step, with the same leading axis.
+    """
 
     states: Any
     infos: Any
@@ -54,8 +60,19 @@ class _Meter:
 def progress_meter(i, total: int, *, every: int | None = None, label: str = "jaxlab", stream=None):
     """Report step ``i`` (0-based, may be traced) of ``total`` from inside a jitted loop.
 
-    Prints about 20 updates (every ``every`` steps) and the last one. Returns nothing: use it for its side
-    effect inside a ``scan`` body.
+    Prints at step 0, after every ``every``-th step and after the last one, through :func:`jax.debug.callback`
+    under a :func:`jax.lax.cond` (nothing flows back into the computation). Each line shows a 30-character bar,
+    ``done/total`` and the rate in iterations per second since the first report.
+
+    Args:
+      i: the 0-based step index, a Python int or an int scalar array (traced inside ``scan``).
+      total: the number of steps, a static Python int.
+      every: report every ``every`` steps; ``None`` means ``max(1, total // 20)`` (about 20 updates).
+      label: text printed before the bar.
+      stream: a text stream with ``write`` and ``flush``; ``None`` means ``sys.stderr``.
+
+    Returns:
+      ``None``: call it for its side effect inside a ``scan`` body (:func:`run` does with ``progress=True``).
     """
     every = every or max(1, total // 20)
     meter = _Meter(total, label, stream or sys.stderr)

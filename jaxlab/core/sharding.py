@@ -25,7 +25,18 @@ BATCH_AXIS = "batch"
 
 
 def batch_mesh(devices: Sequence[Any] | None = None) -> Mesh:
-    """A 1-d mesh with axis ``"batch"`` over ``devices`` (default: every device JAX sees)."""
+    """A 1-d device mesh with the single axis ``"batch"``.
+
+    Args:
+      devices: the devices to lay the batch over, in order; ``None`` means ``jax.devices()`` (every device of
+        every process once ``jax.distributed.initialize()`` has run).
+
+    Returns:
+      A :class:`jax.sharding.Mesh` of shape ``(len(devices),)`` with axis name ``"batch"``.
+
+    Raises:
+      ValueError: ``devices`` is empty.
+    """
     devs = list(jax.devices() if devices is None else devices)
     if not devs:
         raise ValueError("devices must contain at least one device, got an empty sequence")
@@ -33,12 +44,27 @@ def batch_mesh(devices: Sequence[Any] | None = None) -> Mesh:
 
 
 def batch_sharding(mesh: Mesh | None = None) -> NamedSharding:
-    """Sharding that splits axis 0 over the mesh's ``"batch"`` axis and replicates the rest."""
+    """Sharding that splits axis 0 over the mesh's ``"batch"`` axis and replicates the other axes.
+
+    Args:
+      mesh: a mesh with a ``"batch"`` axis; ``None`` means :func:`batch_mesh` over every device.
+
+    Returns:
+      ``NamedSharding(mesh, PartitionSpec("batch"))``.
+    """
     return NamedSharding(mesh or batch_mesh(), PartitionSpec(BATCH_AXIS))
 
 
 def shard_batch(tree: Any, mesh: Mesh | None = None) -> Any:
     """Place every leaf of ``tree`` with its leading axis split across the mesh.
+
+    Args:
+      tree: pytree of arrays (or array-likes), each with a leading batch axis whose size is a multiple of the
+        number of devices.
+      mesh: the mesh; ``None`` means :func:`batch_mesh` over every device.
+
+    Returns:
+      The same pytree with every leaf a JAX array placed with :func:`batch_sharding` (values unchanged).
 
     Raises:
       ValueError: a leaf is a scalar, or its leading size is not a multiple of the number of devices (use
@@ -74,6 +100,28 @@ def sharded_vmap(
     sharded over the ``"batch"`` mesh axis, and the padding is removed from the outputs. Arguments with
     ``in_axes`` ``None`` are replicated. The result equals ``jax.vmap(fn, in_axes)(*args)`` up to
     floating-point reassociation by the partitioner (bitwise equal in practice for elementwise batches).
+
+    Args:
+      fn: the function to map; it takes positional arguments only.
+      in_axes: ``0`` (map every argument over its leading axis) or one entry per positional argument, each
+        ``0`` (mapped) or ``None`` (replicated), at least one ``0``.
+      mesh: the mesh; ``None`` means :func:`batch_mesh` over every device, looked up at each call.
+
+    Returns:
+      ``wrapped(*args)``: the batched, jitted and sharded ``fn``. Its outputs have the leading size ``n`` of the
+      mapped arguments.
+
+    Raises:
+      ValueError: (at call) ``in_axes`` has an entry other than ``0`` or ``None`` or a length different from
+        the number of arguments, no argument is mapped, or the mapped arguments' leaves do not share one
+        leading size.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxlab.core import sharded_vmap
+      >>> f = sharded_vmap(lambda x, c: jnp.sum(x**2) + c, in_axes=(0, None))
+      >>> f(jnp.ones((5, 3)), 1.0).shape
+      (5,)
     """
     jitted = jax.jit(jax.vmap(fn, in_axes=in_axes))
 

@@ -40,7 +40,18 @@ def _from_key(k: Array, dtype) -> Array:
 
 @functools.partial(jax.custom_jvp, nondiff_argnums=(1,))
 def sort_floats(x: Array, axis: int = -1) -> Array:
-    """``jnp.sort(x, axis)`` for real floating ``x`` without NaNs, by sorting integer keys (see module)."""
+    """``jnp.sort(x, axis)`` for real floating ``x`` without NaNs, by sorting integer keys (see module).
+
+    Args:
+      x: real float array (16, 32 or 64 bits) of any shape, with no NaN entries (infinities are fine).
+      axis: the axis to sort along (static); negative values count from the end.
+
+    Returns:
+      The sorted array, same shape and dtype as ``x`` (a 0-d ``x`` is returned as is).
+
+    Raises:
+      TypeError: ``x`` is not a real float array of 16, 32 or 64 bits.
+    """
     x = jnp.asarray(x)
     if not jnp.issubdtype(x.dtype, jnp.floating) or x.dtype.itemsize not in _INT_OF:
         raise TypeError(f"x must be a real float array of 16, 32 or 64 bits, got dtype {x.dtype}")

@@ -90,6 +90,7 @@ def make_train_step(
 
     Example:
       >>> import jax.numpy as jnp, optax
+      >>> from jaxlab.core import make_train_step, train_init
       >>> loss = lambda w, x, y: jnp.mean((x @ w - y) ** 2)
       >>> opt = optax.sgd(0.1)
       >>> step = make_train_step(loss, opt)
@@ -130,6 +131,19 @@ def trainer(
 
     Raises:
       TypeError: as :func:`make_train_step`.
+
+    Example:
+      >>> import jax, jax.numpy as jnp, optax
+      >>> from jaxlab.core import run, trainer
+      >>> def loss(w, key, batch):
+      ...     x, y = batch
+      ...     return jnp.mean((x @ w - y) ** 2)
+      >>> algo = trainer(loss, optax.sgd(0.1))
+      >>> xs = jax.random.normal(jax.random.key(0), (20, 8, 2))
+      >>> batches = (xs, xs @ jnp.array([1.0, -2.0]))
+      >>> state, trace = run(algo.step, algo.init(jnp.zeros(2)), jax.random.key(1), xs=batches)
+      >>> trace.infos.loss.shape
+      (20,)
     """
     train_step = make_train_step(loss_fn, optimizer, has_aux=has_aux)
 

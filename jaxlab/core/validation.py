@@ -122,7 +122,16 @@ def as_array(
 
 
 def check_ndim(x: Any, name: str, ndim: int | Sequence[int]) -> None:
-    """Raise ``ValueError`` unless ``x.ndim`` is ``ndim`` (or one of them)."""
+    """Check the rank of ``x`` at trace time (works on tracers).
+
+    Args:
+      x: array-like (or tracer) whose rank ``jnp.ndim(x)`` is checked.
+      name: argument name used in the error message.
+      ndim: the required rank, or a sequence of allowed ranks.
+
+    Raises:
+      ValueError: ``jnp.ndim(x)`` is not ``ndim`` (or not one of them).
+    """
     allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
     if jnp.ndim(x) not in allowed:
         want = allowed[0] if len(allowed) == 1 else " or ".join(map(str, allowed))
@@ -130,7 +139,16 @@ def check_ndim(x: Any, name: str, ndim: int | Sequence[int]) -> None:
 
 
 def check_shape(x: Any, name: str, shape: Sequence[int | None]) -> None:
-    """Raise ``ValueError`` unless ``x.shape`` matches ``shape`` (``None`` matches any size)."""
+    """Check the shape of ``x`` at trace time (works on tracers).
+
+    Args:
+      x: array-like (or tracer) whose shape ``jnp.shape(x)`` is checked.
+      name: argument name used in the error message.
+      shape: the required shape; a ``None`` entry matches any size along that axis.
+
+    Raises:
+      ValueError: the rank differs from ``len(shape)`` or a non-``None`` size differs.
+    """
     got = tuple(jnp.shape(x))
     if len(got) != len(shape) or any(s is not None and s != g for s, g in zip(shape, got, strict=False)):
         want = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"
@@ -169,7 +187,20 @@ def _any_concrete(bad, x) -> bool:
 
 
 def check_finite(x: Any, name: str) -> Any:
-    """Return ``x``; raise ``ValueError`` (under ``jit``: a run-time error) if it has NaN or infinite entries."""
+    """Return ``x``; raise if it has NaN or infinite entries (eagerly, or at run time under ``jit``).
+
+    Args:
+      x: array, scalar or pytree of arrays (any floating or integer dtype).
+      name: argument name used in the error message.
+
+    Returns:
+      ``x`` unchanged when concrete; when traced, ``x`` wrapped in :func:`error_if` (use the returned value, or
+      the check is dropped).
+
+    Raises:
+      ValueError: ``x`` is concrete and has a NaN or infinite entry (under ``jit``: a run-time error with the
+        same message).
+    """
     return _check(x, lambda a, xp: ~xp.isfinite(a), f"{name} must be finite, got non-finite entries in "
                   f"{_describe(x if hasattr(x, 'shape') else np.asarray(x))}")
 
@@ -193,8 +224,21 @@ def _scalar(value: Any, name: str) -> None:
 
 
 def check_positive(value: Any, name: str, *, strict: bool = True) -> Any:
-    """Return the scalar ``value``; raise ``ValueError`` (under ``jit``: a run-time error) unless it is finite
-    and > 0 (>= 0 when ``strict=False``)."""
+    """Return the scalar ``value``; raise unless it is finite and ``> 0`` (``>= 0`` when ``strict=False``).
+
+    Args:
+      value: a real scalar: Python ``int``/``float``, numpy scalar, or 0-d array (may be traced).
+      name: argument name used in the error message.
+      strict: require ``value > 0``; ``False`` allows ``0``.
+
+    Returns:
+      ``value`` unchanged when concrete; when traced, ``value`` wrapped in :func:`error_if`.
+
+    Raises:
+      ValueError: ``value`` is not 0-dimensional, or it is concrete and not finite and positive (under ``jit``:
+        a run-time error).
+      TypeError: ``value`` has a complex or non-numeric dtype.
+    """
     _scalar(value, name)
     op = ">" if strict else ">="
 
@@ -218,10 +262,24 @@ def check_in_range(
     lo_open: bool = False,
     hi_open: bool = False,
 ) -> Any:
-    """Return ``value``; raise ``ValueError`` (under ``jit``: a run-time error) unless ``lo <= value <= hi``
-    (open ends with ``lo_open``/``hi_open``).
+    """Return ``value``; raise unless every entry lies in ``[lo, hi]`` (open ends with ``lo_open``/``hi_open``).
 
-    Works on scalars and arrays (every entry must lie in the interval); NaN is always out of range.
+    Works on scalars and arrays; NaN is always out of range.
+
+    Args:
+      value: a real scalar or array (may be traced).
+      name: argument name used in the error message.
+      lo: lower end of the interval (default ``-inf``).
+      hi: upper end of the interval (default ``inf``).
+      lo_open: exclude ``lo`` (require ``value > lo``).
+      hi_open: exclude ``hi`` (require ``value < hi``).
+
+    Returns:
+      ``value`` unchanged when concrete; when traced, ``value`` wrapped in :func:`error_if`.
+
+    Raises:
+      ValueError: ``value`` is concrete and an entry lies outside the interval (the message shows the first
+        one); under ``jit``, a run-time error.
     """
     interval = f"{'(' if lo_open else '['}{lo}, {hi}{')' if hi_open else ']'}"
 
@@ -239,8 +297,23 @@ def check_in_range(
 
 
 def check_int(value: Any, name: str, *, min_value: int | None = None, max_value: int | None = None) -> int:
-    """Return ``value`` as a Python ``int``; raise ``TypeError`` if it is not an integer, ``ValueError`` if
-    it is outside ``[min_value, max_value]``. Integers are static (shapes, step counts), so tracers fail."""
+    """Return ``value`` as a Python ``int`` after checking its bounds.
+
+    Integers checked here are static (shapes, step counts), so tracers and arrays fail; ``bool`` is rejected.
+
+    Args:
+      value: a Python ``int`` or numpy integer scalar.
+      name: argument name used in the error message.
+      min_value: smallest allowed value, or ``None`` for no lower bound.
+      max_value: largest allowed value, or ``None`` for no upper bound.
+
+    Returns:
+      ``int(value)``.
+
+    Raises:
+      TypeError: ``value`` is not a Python or numpy integer (or is a ``bool``).
+      ValueError: ``value < min_value`` or ``value > max_value``.
+    """
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be a Python int, got {_describe(value)}")
     v = int(value)
@@ -252,8 +325,23 @@ def check_int(value: Any, name: str, *, min_value: int | None = None, max_value:
 
 
 def check_simplex(w: Any, name: str, *, atol: float = 1e-6, axis: int = -1) -> Any:
-    """Return ``w``; raise ``ValueError`` (under ``jit``: a run-time error) unless it is finite, nonnegative
-    and sums to 1 (within ``atol``) along ``axis``."""
+    """Return ``w``; raise unless it is a probability vector along ``axis``.
+
+    Valid means finite, every entry ``>= -atol`` and ``|Σ_axis w - 1| <= atol``.
+
+    Args:
+      w: real array (any rank; may be traced).
+      name: argument name used in the error message.
+      atol: absolute tolerance on the sum and on negative entries.
+      axis: the axis that sums to 1.
+
+    Returns:
+      ``w`` unchanged when concrete; when traced, ``w`` wrapped in :func:`error_if`.
+
+    Raises:
+      ValueError: ``w`` is concrete and has a non-finite or negative (below ``-atol``) entry, or a sum off 1 by
+        more than ``atol``; under ``jit``, a run-time error.
+    """
     if is_concrete(w):
         arr = np.asarray(w, dtype=float)
         if np.any(arr < -atol) or not np.all(np.isfinite(arr)):
@@ -269,8 +357,20 @@ def check_simplex(w: Any, name: str, *, atol: float = 1e-6, axis: int = -1) -> A
 
 
 def check_symmetric(a: Any, name: str, *, atol: float = 1e-8) -> Any:
-    """Return ``a``; raise ``ValueError`` (under ``jit``: a run-time error) unless it is a square matrix with
-    ``max |a - a.T| <= atol * max(1, max |a|)``. Squareness is checked at trace time."""
+    """Return ``a``; raise unless it is a symmetric matrix: ``max |a - aᵀ| <= atol · max(1, max |a|)``.
+
+    Args:
+      a: ``(n, n)`` real array (may be traced).
+      name: argument name used in the error message.
+      atol: relative tolerance on the asymmetry.
+
+    Returns:
+      ``a`` unchanged when concrete; when traced, ``a`` wrapped in :func:`error_if`.
+
+    Raises:
+      ValueError: ``a`` is not 2-dimensional or not square (at trace time), or it is concrete and not symmetric
+        within the tolerance (under ``jit``: a run-time error).
+    """
     check_ndim(a, name, 2)
     n, m = jnp.shape(a)
     if n != m:
@@ -287,9 +387,25 @@ def check_symmetric(a: Any, name: str, *, atol: float = 1e-8) -> Any:
 
 
 def check_psd(a: Any, name: str, *, atol: float = 1e-8, strict: bool = False) -> Any:
-    """Return ``a``; raise ``ValueError`` (under ``jit``: a run-time error) unless it is symmetric positive
-    semidefinite (definite with ``strict``): smallest eigenvalue ``>= -atol * max(1, |a|)`` (``> 0`` with
-    ``strict=True``). Under ``jit`` this costs an eigendecomposition: keep it off hot paths."""
+    """Return ``a``; raise unless it is symmetric positive semidefinite (definite with ``strict=True``).
+
+    Symmetry as :func:`check_symmetric` (tolerance ``max(atol, 1e-12)``); then the smallest eigenvalue ``λ_min``
+    of ``(a + aᵀ)/2`` must satisfy ``λ_min >= -atol · max(1, max |a|)``, or ``λ_min > 0`` with ``strict=True``.
+    Under ``jit`` this costs an eigendecomposition: keep it off hot paths.
+
+    Args:
+      a: ``(n, n)`` real array (may be traced).
+      name: argument name used in the error message.
+      atol: tolerance on symmetry and on negative eigenvalues.
+      strict: require positive definiteness.
+
+    Returns:
+      ``a`` unchanged when concrete; when traced, ``a`` wrapped in :func:`error_if`.
+
+    Raises:
+      ValueError: ``a`` is not a square matrix (at trace time), or it is concrete and not symmetric or not
+        positive (semi)definite (under ``jit``: a run-time error).
+    """
     a = check_symmetric(a, name, atol=max(atol, 1e-12))
     kind = "positive definite" if strict else "positive semidefinite"
     if is_concrete(a):
@@ -307,10 +423,25 @@ def check_psd(a: Any, name: str, *, atol: float = 1e-8, strict: bool = False) ->
 
 
 def check_quadrature(nodes: Any, weights: Any, d: int, *, name: str = "quadrature", atol: float = 1e-8):
-    """Validate a user quadrature rule ``(nodes (Q, d), weights (Q,))``, weights nonnegative summing to 1
-    (within ``atol``, or 64 machine epsilons of the weights' dtype if larger).
+    """Validate a user quadrature rule ``Σ_q weights_q f(nodes_q)``.
 
-    Returns the pair as arrays.
+    The weights must be nonnegative and sum to 1 within ``max(atol, 64 ε)``, ``ε`` the machine epsilon of the
+    weights' dtype (a float32 rule cannot sum to 1 more closely).
+
+    Args:
+      nodes: ``(Q, d)`` float array of quadrature nodes.
+      weights: ``(Q,)`` float array of weights.
+      d: the dimension the nodes must have.
+      name: prefix of the argument names in error messages (``"<name> nodes"``, ``"<name> weights"``).
+      atol: tolerance on the sum of the weights.
+
+    Returns:
+      ``(nodes, weights)`` as JAX arrays; ``weights`` wrapped in :func:`error_if` when traced.
+
+    Raises:
+      TypeError: ``nodes`` or ``weights`` is not a float array.
+      ValueError: ``nodes`` is not ``(Q, d)``, ``weights`` is not ``(Q,)``, or the weights are not a
+        probability vector (under ``jit``: a run-time error).
     """
     nodes = as_array(nodes, f"{name} nodes", ndim=2, shape=(None, d))
     weights = as_array(weights, f"{name} weights", ndim=1, shape=(nodes.shape[0],))
@@ -325,5 +456,17 @@ def error_if(x: Any, pred: Any, msg: str) -> Any:
 
     A thin wrapper on :func:`equinox.error_if`, kept in one place so that every area uses the same runtime
     check. Use it only for cheap predicates.
+
+    Args:
+      x: array or pytree of arrays the check is attached to.
+      pred: boolean array (broadcastable per :func:`equinox.error_if`); the error fires if any entry is true.
+      msg: the error message; it names the argument and what was expected.
+
+    Returns:
+      ``x``, tied to the check: only computations that use the returned value trigger it.
+
+    Raises:
+      RuntimeError: (equinox's ``EquinoxRuntimeError``) when the computation using the result runs and ``pred``
+        has a true entry; on concrete inputs this happens at once.
     """
     return eqx.error_if(x, pred, msg)

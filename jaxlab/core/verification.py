@@ -40,7 +40,17 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ClaimResult:
-    """Outcome of one claim: the measured figure, what was expected, the tolerance and the verdict."""
+    """Outcome of one claim: the measured figure, what was expected, the tolerance and the verdict.
+
+    Build it with :meth:`close`, :meth:`at_most` or :meth:`at_least` rather than by hand.
+
+    Attributes:
+      measured: the figure the claim computed, as a Python float.
+      expected: the predicted value (float), or a textual bound such as ``"<= 0.01"``.
+      tolerance: the accepted deviation ``atol + rtol |expected|`` (float), or the bound itself.
+      passed: the verdict; always ``False`` for a non-finite ``measured``.
+      details: free text reported next to the verdict (sizes, seeds, the other side of a comparison).
+    """
 
     measured: float
     expected: float | str
@@ -52,7 +62,18 @@ class ClaimResult:
     def close(
         cls, measured: Any, expected: Any, *, atol: float = 0.0, rtol: float = 0.0, details: str = ""
     ) -> ClaimResult:
-        """Pass when ``|measured - expected| <= atol + rtol * |expected|``."""
+        """Pass when ``|measured - expected| <= atol + rtol * |expected|`` and ``measured`` is finite.
+
+        Args:
+          measured: the computed figure (anything ``float()`` accepts, e.g. a 0-d array).
+          expected: the predicted value.
+          atol: absolute tolerance.
+          rtol: tolerance relative to ``|expected|``.
+          details: free text for the report.
+
+        Returns:
+          The :class:`ClaimResult`.
+        """
         m, e = float(measured), float(expected)
         tol = atol + rtol * abs(e)
         ok = math.isfinite(m) and abs(m - e) <= tol
@@ -60,13 +81,31 @@ class ClaimResult:
 
     @classmethod
     def at_most(cls, measured: Any, bound: Any, *, details: str = "") -> ClaimResult:
-        """Pass when ``measured <= bound`` (an error, a gap, a residual)."""
+        """Pass when ``measured <= bound`` and ``measured`` is finite (an error, a gap, a residual).
+
+        Args:
+          measured: the computed figure.
+          bound: the largest accepted value.
+          details: free text for the report.
+
+        Returns:
+          The :class:`ClaimResult`, with ``expected = "<= bound"``.
+        """
         m, b = float(measured), float(bound)
         return cls(m, f"<= {b:.3g}", b, math.isfinite(m) and m <= b, details)
 
     @classmethod
     def at_least(cls, measured: Any, bound: Any, *, details: str = "") -> ClaimResult:
-        """Pass when ``measured >= bound`` (a ratio, an overlap, a rate)."""
+        """Pass when ``measured >= bound`` and ``measured`` is finite (a ratio, an overlap, a rate).
+
+        Args:
+          measured: the computed figure.
+          bound: the smallest accepted value.
+          details: free text for the report.
+
+        Returns:
+          The :class:`ClaimResult`, with ``expected = ">= bound"``.
+        """
         m, b = float(measured), float(bound)
         return cls(m, f">= {b:.3g}", b, math.isfinite(m) and m >= b, details)
 
@@ -104,7 +143,20 @@ _REGISTRY: dict[tuple[str, str], Claim] = {}
 
 
 def claim(*, area: str, paper: str, quick: bool = True, name: str | None = None):
-    """Decorator registering a zero-argument function returning :class:`ClaimResult` as a claim."""
+    """Decorator registering a zero-argument function returning :class:`ClaimResult` as a claim.
+
+    The claim is stored under ``(area, name)`` (a second registration under the same pair replaces the first)
+    with the function's docstring as its description; ``jaxlab verify`` runs it.
+
+    Args:
+      area: the area's name, the directory that holds its ``claims.py``.
+      paper: key of the paper the claim comes from (as registered with :func:`register_paper`).
+      quick: the claim runs in seconds and belongs to the default (quick) verification.
+      name: the claim's name; ``None`` means the function's ``__name__``.
+
+    Returns:
+      The decorator, which returns the function unchanged.
+    """
 
     def register(fn: Callable[[], ClaimResult]) -> Callable[[], ClaimResult]:
         cname = name or fn.__name__

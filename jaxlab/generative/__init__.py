@@ -37,4 +37,5 @@ def __getattr__(name: str) -> ModuleType:
 
 
 def __dir__() -> list[str]:
+    """The module's names, the lazily imported subpackages included (PEP 562)."""
     return sorted(set(globals()) | set(__all__))

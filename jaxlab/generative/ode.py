@@ -94,8 +94,8 @@ def grid_ode_algorithm(velocity_fn: Callable, grid: jax.Array, cond: Any = None,
     """Fixed-grid ODE sampler as an :class:`~jaxlab.core.Algorithm` (module docstring).
 
     Args:
-      velocity_fn: ``v(x, s, cond) -> (x.shape)``.
-      grid: ``(N + 1,)`` levels ``s_0..s_N`` (validated by the callers).
+      velocity_fn: ``v(x, s, cond)``, returning an array of ``x``'s shape.
+      grid: ``(N + 1,)`` float array of levels ``s_0..s_N`` (validated by the callers).
       cond: condition pytree passed to ``velocity_fn``.
       method: ``"euler"`` or ``"midpoint"``.
       guidance_fn: optional ``g(x, s_i, i) -> x'`` applied before each step.
@@ -133,12 +133,19 @@ def grid_ode_sample(velocity_fn: Callable, x_init: jax.Array, grid: jax.Array, c
     """Integrate along ``grid`` with :func:`grid_ode_algorithm`, driven by :func:`jaxlab.core.run`.
 
     Args:
-      velocity_fn, grid, cond, method, guidance_fn: as :func:`grid_ode_algorithm`.
-      x_init: the start point at ``grid[0]``.
-      return_traj: also return the points at every grid level, shape ``(N + 1, *x_init.shape)``.
+      velocity_fn: ``v(x, s, cond)``, returning an array of ``x_init``'s shape.
+      x_init: float array, the start point at ``grid[0]``.
+      grid: ``(N + 1,)`` float array of levels.
+      cond: condition pytree passed to ``velocity_fn``.
+      method: ``"euler"`` or ``"midpoint"``.
+      guidance_fn: optional ``g(x, s_i, i) -> x'`` applied before each step.
+      return_traj: also return the points at every grid level.
 
     Returns:
-      ``x_N``, or ``(x_N, trajectory)``.
+      ``x_N`` (``x_init``'s shape), or ``(x_N, trajectory)`` with the trajectory of shape ``(N + 1, *x_init.shape)``.
+
+    Raises:
+      ValueError: unknown ``method``.
     """
     algo = grid_ode_algorithm(velocity_fn, grid, cond, method=method, guidance_fn=guidance_fn)
     state = algo.init(x_init)
@@ -154,16 +161,20 @@ def diffrax_ode_sample(velocity_fn: Callable, x_init: jax.Array, cond: Any = Non
     """Integrate ``dx/ds = v(x, s, cond)`` from ``t0`` to ``t1`` with diffrax's Tsit5 and a PID controller.
 
     Args:
-      velocity_fn: ``v(x, s, cond)``.
-      x_init: the start point at ``t0``.
+      velocity_fn: ``v(x, s, cond)``, returning an array of ``x_init``'s shape.
+      x_init: float array, the start point at ``t0``.
       cond: condition pytree (diffrax's ``args``).
-      t0, t1: start and end levels; dt0: the first step (signed).
-      rtol, atol: the controller's tolerances.
-      max_steps: diffrax's step budget.
-      ts: if given, also return the solution at these levels.
+      t0: float, the start level.
+      t1: float, the end level.
+      dt0: float, the first step (signed, towards ``t1``).
+      rtol: positive float, the controller's relative tolerance.
+      atol: positive float, the controller's absolute tolerance.
+      max_steps: int or None, diffrax's step budget.
+      ts: optional ``(M,)`` float array of levels at which to also return the solution.
 
     Returns:
-      ``x(t1)``, or ``(x(t1), x(ts))`` when ``ts`` is given.
+      ``x(t1)`` (``x_init``'s shape), or, when ``ts`` is given, ``(x(ts[-1]), x(ts))`` with ``x(ts)`` of shape
+      ``(M, *x_init.shape)`` (pass ``ts`` ending at ``t1``).
     """
     save = diffrax.SaveAt(ts=ts) if ts is not None else diffrax.SaveAt(t1=True)
     sol = diffrax.diffeqsolve(diffrax.ODETerm(lambda s, x, c: velocity_fn(x, s, c)), diffrax.Tsit5(), t0, t1, dt0,

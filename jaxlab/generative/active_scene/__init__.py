@@ -2,11 +2,31 @@
 
 Paper: "ActPano3D: Active Text-to-3D Scene Generation with Memory-Guided Panoramic Exploration" (2026); only the
 abstract was retrievable (no authors, arXiv id or code), so the whole method is a **[chosen]** mechanism-preserving
-reconstruction. The panoramic diffusion model is replaced by a simulated generator (ground truth + noise +
-hallucinations) behind the callable ``generator_fn(key, memory, pose) -> Observation``, so a learned model can be
-substituted. Prior work behind the design: OctoMap log-odds occupancy (Hornung et al. 2013), weighted volumetric
+reconstruction. Prior work behind the design: OctoMap log-odds occupancy (Hornung et al. 2013), weighted volumetric
 fusion (Curless & Levoy 1996), visibility-weighted information gain (Isler et al. 2016) and 3D Gaussian splatting
 (B. Kerbl, G. Kopanas, T. Leimkuehler, G. Drettakis, arXiv:2308.04079).
+
+What was reconstructed, and how. The abstract names the mechanisms but gives no formula, constant or network;
+each mechanism was rebuilt from the prior work above at toy scale, with every constant in one
+:class:`ActiveConfig`:
+
+- "evolving scene memory": a voxel grid of log-odds occupancy, reliability weight, colour and count
+  (:mod:`.memory`, OctoMap-style);
+- "memory-routed panoramic generation": pixels the memory already renders opaquely are copied from it, the rest
+  are generated; the panoramic diffusion model is replaced by a simulated generator (ground truth + noise +
+  block hallucinations) behind the callable ``generator_fn(key, memory, pose) -> Observation``, so a learned
+  model can be substituted (:mod:`.generation`);
+- "reliability-aware scene memory fusion": log-odds and weighted-colour updates scaled by a per-pixel
+  reliability, with updates that contradict confident cells down-weighted (:mod:`.fusion`);
+- "expected utility for exploring unknown regions, repairing uncertain geometry, and improving the future 3D
+  world model" and "expansion-refinement active planning": a utility of visible unknown volume, visible
+  uncertain surface, visible entropy and travel cost, weighted by mode; the mode switches to refinement when
+  the estimated surface stops growing (:mod:`.utility`, :mod:`.exploration`);
+- "optimized into a renderable 3D Gaussian Splatting scene": isotropic Gaussians fitted to memory panoramas
+  (:mod:`.splat`).
+
+The claims (``jaxlab.generative.active_scene.claims``) check the closed forms of this reconstruction and the
+abstract's qualitative statements (active beats passive coverage; reliability-aware fusion reduces floaters).
 
 One module per stage: :mod:`.room` (the ground-truth room), :mod:`.raycast` (panoramas and ray casting),
 :mod:`.config` (the constants), :mod:`.memory` (the voxel memory), :mod:`.render` (panoramic renders),

@@ -1,8 +1,8 @@
 """Claims of ActPano3D's small-scale core (area ``active_scene``): ray
 casting closed forms (cube room, homogeneous slab, single wall), the visible entropy of a ray through unknown
 cells, the three-hit fusion arithmetic, active vs passive exploration over 10 seeded rooms, and the effect of
-reliability-aware fusion on floaters. The paper's text was not available: every mechanism is the spec's
-**[chosen]** reconstruction, with a simulated panorama generator.
+reliability-aware fusion on floaters. The paper's text was not available: every mechanism is a **[chosen]**
+reconstruction from its abstract, with a simulated panorama generator (see :mod:`jaxlab.generative.active_scene`).
 """
 
 from __future__ import annotations

@@ -70,8 +70,15 @@ POLICIES = ("active", "circle", "random")
 
 
 class ExploreState(NamedTuple):
-    """Exploration state: memory, current pose (3,), mode (0 expansion, 1 refinement), ``cov_hist`` = (last
-    estimated surface count, its running maximum) and the step counter."""
+    """State of the exploration loop (:func:`explore_algorithm`).
+
+    Attributes:
+      memory: the :class:`~jaxlab.generative.active_scene.SceneMemory` fused so far.
+      pose: ``(3,)`` float array, the pose of the next view.
+      mode: int32 scalar, 0 = expansion, 1 = refinement.
+      cov_hist: ``(2,)`` float array, the last estimated surface count and its running maximum.
+      step: int32 scalar, the number of views taken.
+    """
 
     memory: SceneMemory
     pose: Float[Array, " 3"]
@@ -81,8 +88,16 @@ class ExploreState(NamedTuple):
 
 
 class ExploreInfo(NamedTuple):
-    """Per-view diagnostics: the pose observed, the mode after it, the estimated surface count, the GT coverage,
-    the fraction of memory-routed pixels and the index of the next candidate."""
+    """Per-view diagnostics of :func:`explore_algorithm` (stacked along a leading ``n_views`` axis by :func:`explore`).
+
+    Attributes:
+      pose: ``(3,)`` float array, the pose observed at this step.
+      mode: int32 scalar, the mode after the view (0 expansion, 1 refinement).
+      est_surface: float scalar, the estimated surface count after fusion.
+      coverage: float scalar, the ground-truth surface coverage after fusion.
+      routed_fraction: float scalar, the fraction of the panorama's pixels copied from memory.
+      next_index: int32 scalar, the index of the next pose among the candidates.
+    """
 
     pose: Float[Array, " 3"]
     mode: Int[Array, ""]
@@ -93,8 +108,26 @@ class ExploreInfo(NamedTuple):
 
 
 def candidate_lattice(scene: Scene, cfg: ActiveConfig | None = None) -> tuple[Float[Array, "n 3"], Bool[Array, " n"]]:
-    """Fixed-size candidate set: every point of the stride-``cand_stride`` lattice at ``z_cam`` (offset
-    ``stride // 2``) and whether it is free. jit/vmap-able over scenes (unlike :func:`free_positions`)."""
+    """Fixed-size candidate set: every point of the stride-``cand_stride`` lattice at height ``z_cam`` and whether it
+    is usable.
+
+    Points ``(i + 0.5, j + 0.5, z_cam + 0.5)`` for ``i, j`` in ``stride // 2, stride // 2 + stride, ...``; a point is
+    valid when every voxel within Chebyshev distance ``cand_clearance`` of it is free. jit/vmap-able over scenes
+    (unlike :func:`~jaxlab.generative.active_scene.free_positions`).
+
+    Args:
+      scene: the ground-truth :class:`~jaxlab.generative.active_scene.Scene`.
+      cfg: an :class:`~jaxlab.generative.active_scene.ActiveConfig` (``cand_stride``, ``cand_clearance``,
+        ``z_cam``); default ``ActiveConfig()``.
+
+    Returns:
+      ``(candidates, valid)``: an ``(n, 3)`` float array (``scene.color``'s dtype) and an ``(n,)`` bool mask, with
+      ``n = ceil((G - stride // 2) / stride)^2``.
+
+    Raises:
+      TypeError: ``cfg`` is not an ``ActiveConfig``.
+      ValueError: an invalid ``cfg``.
+    """
     cfg = _check_cfg(cfg)
     G = scene.occ.shape[0]
     z = cfg.camera_height(G)
@@ -115,7 +148,20 @@ def _clear(scene, candidates, cfg):
 
 @cites(ACTPANO)
 def explore_init(scene: Scene, pose0: Float[Array, " 3"], cfg: ActiveConfig | None = None) -> ExploreState:
-    """Empty memory at the first pose, expansion mode."""
+    """The first exploration state: empty memory, camera at ``pose0``, expansion mode, step 0.
+
+    Args:
+      scene: the ground-truth :class:`~jaxlab.generative.active_scene.Scene`.
+      pose0: ``(3,)`` float array, the first camera position, in a free voxel.
+      cfg: an :class:`~jaxlab.generative.active_scene.ActiveConfig`; default ``ActiveConfig()``.
+
+    Returns:
+      An :class:`ExploreState` (``scene.color``'s dtype).
+
+    Raises:
+      TypeError: ``cfg`` or ``scene`` of the wrong type, or arrays of the wrong dtype.
+      ValueError: an invalid ``cfg`` or scene, or ``pose0`` outside the grid or in an occupied voxel.
+    """
     cfg = _check_cfg(cfg)
     scene = _check_scene(scene)
     pose0 = check_pose(pose0, scene.occ.shape, "pose0", occ=scene.occ)
@@ -148,27 +194,49 @@ def explore_algorithm(scene: Scene, candidates: Float[Array, "n 3"], cfg: Active
     """Active exploration of ``scene`` as an :class:`~jaxlab.core.Algorithm`, the scene, candidates, configuration,
     policy and generator bound once.
 
+    ActPano3D is known only through its abstract; this loop reconstructs its closed "generation-and-reconstruction"
+    cycle **[chosen]** (the package docstring lists what was reconstructed from which prior work).
     ``init(pose0) -> ExploreState`` (:func:`explore_init`: empty memory at ``pose0``, expansion mode);
     ``step(key, state) -> (ExploreState, ExploreInfo)`` takes one view: generate the panorama at ``state.pose``
-    (``generator_fn(key, memory, pose)``, default the simulated generator), fuse it, update the
-    expansion/refinement mode and pick the next pose among the free ``candidates`` by ``policy``: ``"active"``
-    (utility argmax), ``"circle"`` (candidate nearest to the next point of a circle of radius
-    ``circle_radius G`` around the room centre, ``circle_views`` points per turn) or ``"random"`` (uniform over
-    free candidates).
+    (``generator_fn(key, memory, pose)``, default the simulated generator), fuse it, set the mode (expansion while the
+    estimated surface count grows by more than ``growth_threshold`` times its running maximum, refinement otherwise) and
+    pick the next pose among the valid ``candidates`` by ``policy``: ``"active"`` (utility argmax,
+    :func:`~jaxlab.generative.active_scene.select_next_view`), ``"circle"`` (the candidate nearest to the next point of
+    a circle of radius ``circle_radius G`` around the room centre, ``circle_views`` points per turn) or ``"random"``
+    (uniform over valid candidates). Validity is the ``cand_clearance`` rule of :func:`candidate_lattice`.
+
+    Paper: "ActPano3D: Active Text-to-3D Scene Generation with Memory-Guided Panoramic Exploration" (2026;
+    authors and arXiv id unknown, abstract only).
 
     Args:
-      scene: the ground-truth :class:`~.room.Scene`.
-      candidates: ``(n, 3)`` candidate poses inside the grid (e.g. :func:`candidate_lattice`).
-      cfg: the :class:`~.config.ActiveConfig` (static).
-      policy: a name in :data:`POLICIES` (static) or an integer index array into it (traced: one compiled
-        program then serves all three policies).
-      generator_fn: ``generator_fn(key, memory, pose) -> Observation``.
+      scene: the ground-truth :class:`~jaxlab.generative.active_scene.Scene`.
+      candidates: ``(n, 3)`` float array of candidate poses inside the grid (e.g. from :func:`candidate_lattice`).
+      cfg: an :class:`~jaxlab.generative.active_scene.ActiveConfig` (static); default ``ActiveConfig()``.
+      policy: a name in :data:`POLICIES` (static) or an int index array into it (traced: one compiled program then
+        serves all three policies).
+      generator_fn: ``generator_fn(key, memory, pose) -> Observation``; default
+        :func:`~jaxlab.generative.active_scene.make_simulated_generator` of ``scene``.
 
     Returns:
       ``Algorithm(init, step)``.
 
     Raises:
-      TypeError, ValueError: a bad ``scene``, ``cfg``, ``policy`` or ``candidates``.
+      TypeError: ``cfg`` is not an ``ActiveConfig``, or ``policy``/``candidates`` of the wrong dtype.
+      ValueError: an invalid ``cfg``, an unknown ``policy`` name or index, or ``candidates`` not ``(n, 3)`` with
+        ``n >= 1`` inside the grid. ``init`` validates ``scene`` and ``pose0`` (:func:`explore_init`).
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.generative.active_scene import (ActiveConfig, candidate_lattice, explore_algorithm,
+      ...                                             make_room_scene)
+      >>> cfg = ActiveConfig(pano_h=4, pano_w=8, n_samples=16, cand_stride=2, cand_clearance=1)
+      >>> scene = make_room_scene(jax.random.key(0), G=8, n_boxes=0)
+      >>> candidates, _ = candidate_lattice(scene, cfg)
+      >>> algo = explore_algorithm(scene, candidates, cfg, policy="active")
+      >>> state = algo.init(jnp.array([4.5, 4.5, 4.5]))
+      >>> state, info = jax.jit(algo.step)(jax.random.key(1), state)
+      >>> int(state.step), state.pose.shape
+      (1, (3,))
     """
     cfg = _check_cfg(cfg)
     policy = _check_policy(policy)
@@ -215,8 +283,25 @@ def _explore_step(key, state, scene, candidates, cfg, policy, gen):
 def explore_step(key: Key, state: ExploreState, scene: Scene, candidates: Float[Array, "n 3"],
                  cfg: ActiveConfig | None = None, policy: str = "active",
                  generator_fn: Callable | None = None) -> tuple[ExploreState, ExploreInfo]:
-    """One view of :func:`explore_algorithm` with everything passed per call: ``explore_algorithm(scene,
-    candidates, cfg, policy, generator_fn).step(key, state)``."""
+    """One view of :func:`explore_algorithm` with everything passed per call:
+    ``explore_algorithm(scene, candidates, cfg, policy, generator_fn).step(key, state)``.
+
+    Args:
+      key: PRNG key (generator noise and the random policy).
+      state: the current :class:`ExploreState`.
+      scene: the ground-truth :class:`~jaxlab.generative.active_scene.Scene`.
+      candidates: ``(n, 3)`` float array of candidate poses inside the grid.
+      cfg: an :class:`~jaxlab.generative.active_scene.ActiveConfig`; default ``ActiveConfig()``.
+      policy: a name in :data:`POLICIES` or an int index array into it.
+      generator_fn: ``generator_fn(key, memory, pose) -> Observation``; default the simulated generator.
+
+    Returns:
+      ``(state, info)``: the next :class:`ExploreState` and this view's :class:`ExploreInfo`.
+
+    Raises:
+      TypeError: as :func:`explore_algorithm`.
+      ValueError: as :func:`explore_algorithm`.
+    """
     return explore_algorithm(scene, candidates, cfg, policy, generator_fn).step(key, state)
 
 
@@ -224,11 +309,42 @@ def explore_step(key: Key, state: ExploreState, scene: Scene, candidates: Float[
 def explore(key: Key, scene: Scene, n_views: int, policy: str = "active", cfg: ActiveConfig | None = None,
             pose0: Float[Array, " 3"] | None = None, generator_fn: Callable | None = None,
             ) -> tuple[ExploreState, ExploreInfo]:
-    """Run ``n_views`` exploration steps of :func:`explore_algorithm` under :func:`jaxlab.core.run` on the fixed
-    candidate lattice (:func:`candidate_lattice`). ``pose0`` defaults to the free candidate nearest to the room
-    centre. jit/vmap-able over ``key`` and ``scene`` (``n_views``, ``cfg`` static; ``policy`` a name, static, or
-    an index array into :data:`POLICIES`, traced). Returns the final
-    state and the stacked :class:`ExploreInfo` (leading axis ``n_views``)."""
+    """Run ``n_views`` steps of :func:`explore_algorithm` under :func:`jaxlab.core.run` on :func:`candidate_lattice`.
+
+    The reconstructed ActPano3D loop (abstract only; **[chosen]** mechanisms, see :func:`explore_algorithm`).
+    ``pose0`` defaults to the valid candidate nearest to the room centre ``(G/2, G/2, z_cam + 0.5)``. jit/vmap-able
+    over ``key`` and ``scene`` (``n_views`` and ``cfg`` static; ``policy`` a static name or a traced index).
+
+    Paper: "ActPano3D: Active Text-to-3D Scene Generation with Memory-Guided Panoramic Exploration" (2026;
+    authors and arXiv id unknown, abstract only).
+
+    Args:
+      key: PRNG key, split into one key per view.
+      scene: the ground-truth :class:`~jaxlab.generative.active_scene.Scene`.
+      n_views: int >= 1, the number of views.
+      policy: a name in :data:`POLICIES` or an int index array into it.
+      cfg: an :class:`~jaxlab.generative.active_scene.ActiveConfig`; default ``ActiveConfig()``.
+      pose0: optional ``(3,)`` float array, the first pose (in a free voxel).
+      generator_fn: ``generator_fn(key, memory, pose) -> Observation``; default the simulated generator.
+
+    Returns:
+      ``(state, infos)``: the final :class:`ExploreState` and the :class:`ExploreInfo` of every view, stacked along
+      a leading axis of length ``n_views``.
+
+    Raises:
+      TypeError: ``cfg`` or ``scene`` of the wrong type, or ``n_views`` not an int.
+      ValueError: an invalid ``cfg`` or scene, ``n_views < 1``, an unknown ``policy``, no valid candidate on the
+        lattice, or ``pose0`` outside the grid or in an occupied voxel.
+
+    Example:
+      >>> import jax
+      >>> from jaxlab.generative.active_scene import ActiveConfig, explore, make_room_scene
+      >>> cfg = ActiveConfig(pano_h=4, pano_w=8, n_samples=16, cand_stride=2, cand_clearance=1)
+      >>> scene = make_room_scene(jax.random.key(0), G=8, n_boxes=0)
+      >>> state, infos = explore(jax.random.key(1), scene, 2, "active", cfg)
+      >>> infos.coverage.shape
+      (2,)
+    """
     cfg = _check_cfg(cfg)
     scene = _check_scene(scene)
     n_views = check_int(n_views, "n_views", min_value=1)

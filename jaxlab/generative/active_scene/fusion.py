@@ -66,12 +66,35 @@ def _check_obs(obs: Observation, H: int, W: int) -> Observation:
 def fuse_rays(memory: SceneMemory, origin: Float[Array, " 3"], dirs: Float[Array, "... 3"],
               depth: Float[Array, "..."], color: Float[Array, "... 3"], reliability: Float[Array, "..."],
               cfg: ActiveConfig | None = None) -> SceneMemory:
-    """Reliability-aware fusion of depth/colour observations along arbitrary rays (module docstring).
+    """Reliability-aware fusion of depth and colour observations along arbitrary rays (module docstring).
 
-    Each cell a ray crosses is updated once per ray: cells whose first sample has ``t_j < D - h/2`` are free,
-    the cell of the sample nearest to ``D`` (if ``D`` is within the ray's range) is the hit. With
-    ``cfg.reliability_aware = False`` every ray has ``r = 1`` and there is no conflict down-weighting. Observations
-    with ``r = 0`` change nothing (not even the count).
+    Reconstructed from the abstract's "reliability-aware scene memory fusion" **[chosen]**, on OctoMap log-odds
+    (Hornung et al. 2013) and weighted averaging (Curless & Levoy 1996). Samples ``t_j = (j + 0.5) step`` along each
+    ray; each cell is updated at most once per ray: the first sample of every cell with ``t_j < D - 1/2`` is free
+    (``l += r l_free``), the sample nearest to ``D`` is the hit (``l += r l_occ``) when it is inside the grid and
+    ``D <= t_{S-1} + step / 2``. With ``cfg.reliability_aware`` an update that disagrees in sign with a confident
+    cell (``kappa >= kappa_u``) has ``r`` scaled by ``1 - kappa``; otherwise every ray has ``r = 1``. Then, summed
+    over all rays: ``l <- clip(l + dl, logodds_min, logodds_max)``, ``w <- min(w + dw, w_max)``,
+    ``c <- (w c + sum r c^) / (w + sum r)`` on hit cells, ``n += `` the number of updates with ``r > 0``.
+    Observations with ``r = 0`` change nothing (not even the count).
+
+    Args:
+      memory: the :class:`~jaxlab.generative.active_scene.SceneMemory` to update.
+      origin: ``(3,)`` float array, the rays' common origin inside the grid.
+      dirs: ``(..., 3)`` float array of unit ray directions.
+      depth: ``(...)`` float array of observed depths ``D >= 0``.
+      color: ``(..., 3)`` float array of observed colours in [0, 1].
+      reliability: ``(...)`` float array of reliabilities ``r`` in [0, 1].
+      cfg: an :class:`~jaxlab.generative.active_scene.ActiveConfig`; default ``ActiveConfig()``.
+
+    Returns:
+      The updated :class:`~jaxlab.generative.active_scene.SceneMemory`.
+
+    Raises:
+      TypeError: ``cfg`` or ``memory`` of the wrong type, or a non-float array.
+      ValueError: an invalid ``cfg``; memory arrays of the wrong shape; ``origin`` outside the grid; ``dirs``
+        without a trailing axis of 3 or not finite; ``depth``, ``color`` or ``reliability`` of the wrong shape or
+        out of range (``depth`` finite and >= 0, the others in [0, 1]; under ``jit`` a run-time error).
     """
     cfg = _check_cfg(cfg)
     memory = _check_memory(memory)
@@ -136,8 +159,23 @@ def _fuse_rays(memory, origin, dirs, depth, color, reliability, cfg):
 @cites(ACTPANO)
 def fuse(memory: SceneMemory, obs: Observation, pose: Float[Array, " 3"],
          cfg: ActiveConfig | None = None) -> SceneMemory:
-    """Fuse a panoramic :class:`Observation` taken at ``pose`` into the memory (:func:`fuse_rays` on the
-    panorama's rays)."""
+    """Fuse a panoramic :class:`~jaxlab.generative.active_scene.Observation` taken at ``pose`` into the memory:
+    :func:`fuse_rays` on the rays of ``cfg``'s panorama.
+
+    Args:
+      memory: the :class:`~jaxlab.generative.active_scene.SceneMemory` to update.
+      obs: the :class:`~jaxlab.generative.active_scene.Observation`, of ``(pano_h, pano_w)`` pixels.
+      pose: ``(3,)`` float array, the camera position inside the grid.
+      cfg: an :class:`~jaxlab.generative.active_scene.ActiveConfig`; default ``ActiveConfig()``.
+
+    Returns:
+      The updated :class:`~jaxlab.generative.active_scene.SceneMemory`.
+
+    Raises:
+      TypeError: ``obs`` is not an ``Observation``, or as :func:`fuse_rays`.
+      ValueError: ``obs`` arrays of the wrong shape or out of range (depth finite and >= 0, colour and
+        reliability in [0, 1]), or as :func:`fuse_rays`.
+    """
     cfg = _check_cfg(cfg)
     obs = _check_obs(obs, cfg.pano_h, cfg.pano_w)
     dirs = _dirs(cfg, obs.depth.dtype)

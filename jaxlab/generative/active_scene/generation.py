@@ -50,7 +50,14 @@ __all__ = [
 
 
 class Observation(NamedTuple):
-    """A (generated) panorama: depth, colour, per-pixel reliability in [0, 1] and the memory-routed mask."""
+    """A (generated) panorama of ``H x W`` pixels.
+
+    Attributes:
+      depth: ``(H, W)`` float array of depths (>= 0).
+      color: ``(H, W, 3)`` float array of colours in [0, 1].
+      reliability: ``(H, W)`` float array, the per-pixel reliability ``r`` in [0, 1].
+      routed_mask: ``(H, W)`` bool array, True where the pixel was copied from the memory render.
+    """
 
     depth: Float[Array, "H W"]
     color: Float[Array, "H W 3"]
@@ -65,13 +72,30 @@ def _upsample_blocks(mask, block, H, W):
 @cites(ACTPANO)
 def simulate_generation(key: Key, scene: Scene, memory: SceneMemory, pose: Float[Array, " 3"],
                         cfg: ActiveConfig | None = None) -> Observation:
-    """Simulated memory-routed panoramic generator (**[chosen]**; stands in for the panoramic diffusion model).
+    """Simulated memory-routed panoramic generator, standing in for ActPano3D's panoramic diffusion model.
 
-    Pixels with memory opacity ``A_mem >= tau_route`` are copied from the memory render (``rho = rho_mem``); the
-    others are generated from the ground truth: depth ``D* (1 + sigma_d xi)`` with, per ``hall_block`` square
-    block and probability ``q_hall``, a hallucinated factor ``(1 + u)``, ``u ~ U(-hall_scale, hall_scale)``;
-    colour ``clip(C* + sigma_c xi, 0, 1)``; ``rho = rho_gen``. Reliability
-    ``r = rho exp(-D / d0) max(|cos psi|, min_cos)`` with ``psi`` the angle between ray and GT normal.
+    Reconstructed from the abstract's "memory-routed panoramic generation" **[chosen]**: pixels whose memory
+    render has opacity ``A_mem >= tau_route`` are copied from memory (``rho = rho_mem``); the others are generated
+    from the ground truth: depth ``D* (1 + sigma_d xi)``, multiplied by ``(1 + u)``, ``u ~ U(-hall_scale,
+    hall_scale)``, on the ``hall_block x hall_block`` blocks hallucinated with probability ``q_hall``; colour
+    ``clip(C* + sigma_c xi, 0, 1)``; ``rho = rho_gen``. Reliability
+    ``r = rho exp(-D / d0) max(|cos psi|, min_cos)``, with ``D`` the output depth and ``psi`` the angle between the
+    ray and the ground-truth normal of the hit voxel (``cos psi = 1`` where there is none).
+
+    Args:
+      key: PRNG key (depth, colour and hallucination noise).
+      scene: the ground-truth :class:`~jaxlab.generative.active_scene.Scene`.
+      memory: the current :class:`~jaxlab.generative.active_scene.SceneMemory`.
+      pose: ``(3,)`` float array, the camera position in a free voxel.
+      cfg: an :class:`~jaxlab.generative.active_scene.ActiveConfig`; default ``ActiveConfig()``.
+
+    Returns:
+      An :class:`Observation` of ``(pano_h, pano_w)`` pixels.
+
+    Raises:
+      TypeError: ``cfg``, ``scene`` or ``memory`` of the wrong type, or arrays of the wrong dtype.
+      ValueError: an invalid ``cfg``, scene or memory arrays of the wrong shape, scene colours outside [0, 1], or
+        ``pose`` outside the grid or in an occupied voxel.
     """
     cfg = _check_cfg(cfg)
     scene = _check_scene(scene)
@@ -104,8 +128,21 @@ def _simulate(key, scene, memory, pose, cfg):
 
 
 def make_simulated_generator(scene: Scene, cfg: ActiveConfig | None = None) -> Callable:
-    """``generator_fn(key, memory, pose) -> Observation`` closing over the ground truth (for :func:`explore`);
-    a learned panorama model with the same signature can replace it."""
+    """The generator callable ``generator_fn(key, memory, pose) -> Observation`` of :func:`simulate_generation`,
+    closing over the ground truth (the default generator of ``explore``); a learned panorama model with the same
+    signature can replace it.
+
+    Args:
+      scene: the ground-truth :class:`~jaxlab.generative.active_scene.Scene`.
+      cfg: an :class:`~jaxlab.generative.active_scene.ActiveConfig`; default ``ActiveConfig()``.
+
+    Returns:
+      ``generator_fn(key, memory, pose) -> Observation``.
+
+    Raises:
+      TypeError: ``cfg`` is not an ``ActiveConfig``.
+      ValueError: an invalid ``cfg``.
+    """
     cfg = _check_cfg(cfg)
 
     def generator_fn(key, memory, pose):

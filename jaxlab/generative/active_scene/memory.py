@@ -35,7 +35,14 @@ __all__ = [
 
 
 class SceneMemory(NamedTuple):
-    """Voxel scene memory: log-odds (G,G,G), reliability weight (G,G,G), colour (G,G,G,3), count (G,G,G)."""
+    """Voxel scene memory ``M = (l, w, c, n)`` of a ``G x G x G`` grid (module docstring).
+
+    Attributes:
+      logodds: ``(G, G, G)`` float array, the occupancy log-odds ``l`` (``p = sigmoid(l)``; prior 0).
+      weight: ``(G, G, G)`` float array, the accumulated reliability weight ``w`` (0 = unknown).
+      color: ``(G, G, G, 3)`` float array, the reliability-weighted mean colour ``c``.
+      count: ``(G, G, G)`` float array, the number of observations ``n`` that updated each cell.
+    """
 
     logodds: Float[Array, "G G G"]
     weight: Float[Array, "G G G"]
@@ -44,7 +51,19 @@ class SceneMemory(NamedTuple):
 
 
 def init_memory(G: int, dtype=None) -> SceneMemory:
-    """Empty memory: ``l = 0`` (p = 0.5), ``w = 0`` (unknown), black colour, ``n = 0``."""
+    """Empty memory: ``l = 0`` (``p = 0.5``), ``w = 0`` (unknown), black colour, ``n = 0``.
+
+    Args:
+      G: int >= 4, the grid side.
+      dtype: the float dtype (default: JAX's default float).
+
+    Returns:
+      A :class:`SceneMemory` of zeros.
+
+    Raises:
+      TypeError: ``G`` is not an int.
+      ValueError: ``G < 4``.
+    """
     G = check_int(G, "G", min_value=4)
     dtype = dtype or jnp.result_type(float)
     z = jnp.zeros((G, G, G), dtype)
@@ -65,7 +84,15 @@ def _check_memory(memory: SceneMemory, name: str = "memory") -> SceneMemory:
 
 
 def confidence(memory: SceneMemory, cfg: ActiveConfig | None = None) -> Float[Array, "G G G"]:
-    """``kappa = |2 sigmoid(l) - 1| min(1, w / w_sat)``."""
+    """Per-cell confidence ``kappa = |2 sigmoid(l) - 1| min(1, w / w_sat)`` **[chosen]**.
+
+    Args:
+      memory: a :class:`SceneMemory`.
+      cfg: an :class:`~jaxlab.generative.active_scene.ActiveConfig` (``w_sat``); default ``ActiveConfig()``.
+
+    Returns:
+      ``(G, G, G)`` float array in [0, 1].
+    """
     cfg = cfg or ActiveConfig()
     p = jax.nn.sigmoid(memory.logodds)
     return jnp.abs(2 * p - 1) * jnp.minimum(1.0, memory.weight / cfg.w_sat)
@@ -76,8 +103,15 @@ def _confident_occupied(memory, cfg):
 
 
 def estimated_surface(memory: SceneMemory) -> Float[Array, ""]:
-    """**[chosen]** GT-free progress signal: the number of memory cells with ``w > 0`` and ``p > 0.5`` that are
-    6-adjacent to a memory-free cell (``w > 0``, ``p < 0.5``)."""
+    """A progress signal that needs no ground truth **[chosen]**: the number of known occupied cells (``w > 0``,
+    ``p > 0.5``) 6-adjacent to a known free cell (``w > 0``, ``p < 0.5``).
+
+    Args:
+      memory: a :class:`SceneMemory`.
+
+    Returns:
+      Float scalar (``memory.weight``'s dtype).
+    """
     occ = (memory.weight > 0) & (memory.logodds > 0)
     free = (memory.weight > 0) & (memory.logodds < 0)
     return jnp.sum(occ & _adjacent(free)).astype(memory.weight.dtype)

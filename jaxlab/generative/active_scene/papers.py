@@ -14,7 +14,7 @@ GSPLAT = "gen_kerbl2023gaussian"
 register_paper(ACTPANO, """
 @misc{actpano3d2026,
   title = {ActPano3D: Active Text-to-3D Scene Generation with Memory-Guided Panoramic Exploration},
-  note = {2026; paper text, authors and arXiv id not retrieved (abstract only); the spec reconstructs the method},
+  note = {2026; paper text, authors and arXiv id not retrieved (abstract only); jaxlab reconstructs the method},
   year = {2026},
 }""")
 

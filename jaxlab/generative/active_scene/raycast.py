@@ -51,7 +51,17 @@ __all__ = [
 
 
 class RayResult(NamedTuple):
-    """Per-ray output of :func:`raycast` (leading axes = those of ``dirs``; ``S`` = samples per ray)."""
+    """Per-ray output of :func:`raycast` (leading axes ``...`` = those of ``dirs``; ``S`` = samples per ray).
+
+    Attributes:
+      t: ``(S,)`` float array of sample distances ``t_j = (j + 0.5) delta``.
+      alpha: ``(..., S)`` float array, the field value ``alpha_j`` at each sample.
+      T: ``(..., S)`` float array, the transmittance ``T_j = prod_{i<j} (1 - alpha_i)`` before each sample.
+      weights: ``(..., S)`` float array, the compositing weights ``w_j = T_j alpha_j``.
+      depth: ``(...)`` float array, the expected depth ``D = sum_j w_j t_j``.
+      opacity: ``(...)`` float array, the opacity ``A = sum_j w_j``.
+      first_hit: ``(...)`` int array, ``min{j : alpha_j >= 0.5}`` (``S`` when no sample reaches 0.5).
+    """
 
     t: Float[Array, " S"]
     alpha: Float[Array, "... S"]
@@ -63,12 +73,36 @@ class RayResult(NamedTuple):
 
 
 def default_n_samples(G: int, step: float) -> int:
-    """``S = ceil(sqrt(3) G / step) + 1``: enough samples to cross the grid's diagonal."""
+    """The default number of samples per ray, ``S = ceil(sqrt(3) G / step) + 1``: enough to cross the grid's diagonal.
+
+    Args:
+      G: int, the grid side.
+      step: positive float, the sample spacing ``delta``.
+
+    Returns:
+      ``S`` as a Python int.
+    """
     return math.ceil(math.sqrt(3.0) * G / step) + 1
 
 
 def pano_directions(H_p: int, W_p: int, dtype=None) -> Float[Array, "H_p W_p 3"]:
-    """Unit ray directions of an equirectangular ``H_p x W_p`` panorama (see module docstring)."""
+    """Unit ray directions of an equirectangular ``H_p x W_p`` panorama (pixel centres; module docstring).
+
+    ``d[r, c] = (cos phi_r cos theta_c, cos phi_r sin theta_c, sin phi_r)`` with elevation
+    ``phi_r = (r + 0.5) / H_p pi - pi / 2`` and azimuth ``theta_c = (c + 0.5) / W_p 2 pi - pi``.
+
+    Args:
+      H_p: int >= 2, the number of rows (elevations).
+      W_p: int >= 2, the number of columns (azimuths).
+      dtype: the float dtype (default: JAX's default float).
+
+    Returns:
+      ``(H_p, W_p, 3)`` float array of unit vectors.
+
+    Raises:
+      TypeError: ``H_p`` or ``W_p`` is not an int.
+      ValueError: ``H_p < 2`` or ``W_p < 2``.
+    """
     H_p = check_int(H_p, "H_p", min_value=2)
     W_p = check_int(W_p, "W_p", min_value=2)
     dtype = dtype or jnp.result_type(float)
@@ -80,8 +114,21 @@ def pano_directions(H_p: int, W_p: int, dtype=None) -> Float[Array, "H_p W_p 3"]
 
 
 def pixel_solid_angle_weights(H_p: int, dtype=None) -> Float[Array, " H_p"]:
-    """Per-row weights ``omega_r = cos(phi_r) / sum_r cos(phi_r)`` (they sum to 1): the solid-angle-weighted mean
-    of a panorama ``x`` is ``sum_r omega_r mean_c x[r, c]``."""
+    """Per-row solid-angle weights ``omega_r = cos(phi_r) / sum_r cos(phi_r)`` of an equirectangular panorama.
+
+    The solid-angle-weighted mean of a panorama ``x`` is ``sum_r omega_r mean_c x[r, c]``; the weights sum to 1.
+
+    Args:
+      H_p: int >= 2, the number of rows.
+      dtype: the float dtype (default: JAX's default float).
+
+    Returns:
+      ``(H_p,)`` float array.
+
+    Raises:
+      TypeError: ``H_p`` is not an int.
+      ValueError: ``H_p < 2``.
+    """
     H_p = check_int(H_p, "H_p", min_value=2)
     dtype = dtype or jnp.result_type(float)
     phi = (jnp.arange(H_p, dtype=dtype) + 0.5) / H_p * jnp.pi - jnp.pi / 2
@@ -179,16 +226,41 @@ def raycast(prob_field: Float[Array, "X Y Z"], origin: Float[Array, " 3"], dirs:
             step: float, n_samples: int, outside: float = 1.0) -> RayResult:
     """March rays ``origin + t dirs`` through a probability field with nearest-voxel lookup (module docstring).
 
+    Samples at ``t_j = (j + 0.5) delta``, ``alpha_j = p[floor(origin + t_j d)]`` (``outside`` beyond the grid),
+    ``T_j = prod_{i<j} (1 - alpha_i)``, ``w_j = T_j alpha_j``, ``D = sum_j w_j t_j``, ``A = sum_j w_j``. For a
+    binary field ``D`` is the distance of the first sample inside an occupied voxel, an over-estimate of the true
+    distance by less than ``delta``. The compositing is the standard front-to-back volume rendering that
+    ActPano3D's renders rest on (the paper is known only through its abstract; the sampling scheme is **[chosen]**).
+    jit/vmap/grad-able in ``prob_field``.
+
+    Paper: "ActPano3D: Active Text-to-3D Scene Generation with Memory-Guided Panoramic Exploration" (2026;
+    authors and arXiv id unknown, abstract only).
+
     Args:
-      prob_field: per-voxel occupancy probability ``alpha`` in [0, 1] (a binary field gives first-hit depth).
-      origin: ray origin (3,) in voxel coordinates, inside the grid.
-      dirs: ray directions (..., 3) (unit vectors for ``D`` to be a distance).
-      step: sample spacing ``delta > 0``; ``n_samples``: ``S >= 1`` samples at ``t_j = (j + 0.5) delta``.
-      outside: ``alpha`` of samples outside the grid (1: the grid's outside is occupied).
+      prob_field: ``(X, Y, Z)`` float array, the per-voxel occupancy probability ``alpha`` in [0, 1] (a binary
+        field gives first-hit depth).
+      origin: ``(3,)`` float array, the ray origin in voxel coordinates, inside the grid.
+      dirs: ``(..., 3)`` float array of ray directions (unit vectors for ``D`` to be a distance).
+      step: positive float, the sample spacing ``delta``.
+      n_samples: int >= 1, the number of samples ``S`` per ray.
+      outside: float, the ``alpha`` of samples outside the grid (1: the outside is occupied).
 
     Returns:
-      :class:`RayResult` with ``alpha``, ``T``, ``weights`` of shape (..., S), ``depth``, ``opacity`` and
-      ``first_hit`` of shape (...). jit/vmap/grad-able in ``prob_field``.
+      A :class:`RayResult`: ``alpha``, ``T``, ``weights`` of shape ``(..., S)``; ``depth``, ``opacity`` and
+      ``first_hit`` of shape ``(...)``; ``t`` of shape ``(S,)``.
+
+    Raises:
+      TypeError: ``prob_field``, ``dirs`` or ``origin`` is not a float array, or ``n_samples`` is not an int.
+      ValueError: ``prob_field`` not 3-d or empty; ``dirs`` without a trailing axis of 3 or not finite; ``step``
+        not positive; ``n_samples < 1``; ``origin`` not finite or outside the grid.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxlab.generative.active_scene import raycast
+      >>> field = jnp.zeros((16, 16, 16)).at[10:].set(1.0)  # a wall at x >= 10
+      >>> r = raycast(field, jnp.array([4.5, 8.5, 8.5]), jnp.array([[1.0, 0.0, 0.0]]), step=0.5, n_samples=40)
+      >>> float(r.depth[0]), float(r.opacity[0]), int(r.first_hit[0])  # true distance 5.5, over by < 0.5
+      (5.75, 1.0, 11)
     """
     prob_field, origin, dirs, step, n_samples = _validate_cast(prob_field, origin, dirs, step, n_samples)
     return _raycast(prob_field, origin, dirs, step, n_samples, outside)
@@ -207,9 +279,26 @@ def _raycast(prob_field, origin, dirs, step, n_samples, outside):
 @cites(ACTPANO)
 def raycast_depth(prob_field: Float[Array, "X Y Z"], origin: Float[Array, " 3"], dirs: Float[Array, "... 3"], *,
                   step: float, n_samples: int, outside: float = 1.0) -> tuple[Float[Array, "..."], Float[Array, "..."]]:
-    """Expected depth ``D`` and opacity ``A`` of :func:`raycast` without the per-sample arrays: the samples are
-    composited in chunks inside a ``lax.scan`` (about 2x faster on CPU, and memory independent of ``S``). Same
-    arguments and validation as :func:`raycast`; equal to its ``depth``/``opacity`` up to rounding."""
+    """Expected depth ``D`` and opacity ``A`` of :func:`raycast` without the per-sample arrays.
+
+    The samples are composited in chunks inside a ``lax.scan`` (about 2x faster on CPU, and memory independent of
+    ``S``); the result equals :func:`raycast`'s ``depth`` and ``opacity`` up to rounding.
+
+    Args:
+      prob_field: ``(X, Y, Z)`` float array of occupancy probabilities in [0, 1].
+      origin: ``(3,)`` float array, the ray origin in voxel coordinates, inside the grid.
+      dirs: ``(..., 3)`` float array of ray directions.
+      step: positive float, the sample spacing ``delta``.
+      n_samples: int >= 1, the number of samples per ray.
+      outside: float, the ``alpha`` of samples outside the grid.
+
+    Returns:
+      ``(depth, opacity)``, two float arrays of shape ``(...)``.
+
+    Raises:
+      TypeError: as :func:`raycast`.
+      ValueError: as :func:`raycast`.
+    """
     prob_field, origin, dirs, step, n_samples = _validate_cast(prob_field, origin, dirs, step, n_samples)
     return _raycast_depth(prob_field, origin, dirs, step, n_samples, outside)
 

@@ -45,7 +45,13 @@ __all__ = [
 
 
 class Render(NamedTuple):
-    """A rendered panorama: depth (normalised by opacity), colour (black background) and opacity."""
+    """A rendered panorama (or ray bundle; leading axes ``...`` = the rays', ``(H, W)`` for a panorama).
+
+    Attributes:
+      depth: ``(...)`` float array of depths (for memory renders normalised by the opacity).
+      color: ``(..., 3)`` float array of colours (black background).
+      opacity: ``(...)`` float array, the accumulated opacity ``A``.
+    """
 
     depth: Float[Array, "H W"]
     color: Float[Array, "H W 3"]
@@ -56,9 +62,24 @@ class Render(NamedTuple):
 def render_memory(memory: SceneMemory, pose: Float[Array, " 3"], cfg: ActiveConfig | None = None) -> Render:
     """Render the memory panorama at ``pose``.
 
-    **[chosen]** render field: ``alpha = 1[w > 0] max(2p - 1, 0)`` with the grid's outside empty (the raw ``p``
-    would make unknown (p = 0.5) and once-seen free space (p = 0.4) semi-opaque). Depth and colour are
-    normalised by the opacity ``A`` (``D = sum w_j t_j / A``, ``C = sum w_j c_j``, black background).
+    Render field **[chosen]** (the paper's renderer is not known): ``alpha = 1[w > 0] max(2p - 1, 0)`` with the
+    grid's outside empty (the raw ``p`` would make unknown cells (p = 0.5) and once-seen free space (p = 0.4)
+    semi-opaque). Composited front to back with ``cfg.step`` and ``cfg.samples(G)``:
+    ``D = sum_j w_j t_j / max(A, 1e-6)``, ``C = sum_j w_j c_j``, ``A = sum_j w_j``.
+
+    Args:
+      memory: a :class:`~jaxlab.generative.active_scene.SceneMemory`.
+      pose: ``(3,)`` float array, the camera position inside the grid.
+      cfg: an :class:`~jaxlab.generative.active_scene.ActiveConfig` (panorama size, ray sampling); default
+        ``ActiveConfig()``.
+
+    Returns:
+      A :class:`Render` with ``depth``, ``opacity`` of shape ``(pano_h, pano_w)`` and ``color``
+      ``(pano_h, pano_w, 3)``.
+
+    Raises:
+      TypeError: ``cfg`` is not an ``ActiveConfig`` or ``memory`` not a ``SceneMemory``.
+      ValueError: an invalid ``cfg``, memory arrays of the wrong shape, or ``pose`` not finite or outside the grid.
     """
     cfg = _check_cfg(cfg)
     memory = _check_memory(memory)
@@ -87,8 +108,25 @@ def _gt_cast(scene, pose, dirs, step, n_samples):
 
 @cites(ACTPANO)
 def render_gt(scene: Scene, pose: Float[Array, " 3"], cfg: ActiveConfig | None = None) -> Render:
-    """Ground-truth panorama at ``pose``: first-hit depth of the binary occupancy (sample-based, over-estimating
-    by less than ``step``), colour of the hit voxel, opacity (1 in a closed room)."""
+    """Ground-truth panorama at ``pose``: first-hit depth of the binary occupancy, colour of the hit voxel, opacity.
+
+    The depth is sample-based (``cfg.step``), so it over-estimates the distance by less than ``step``; the
+    opacity is 1 in a closed room (the grid's outside counts as occupied).
+
+    Args:
+      scene: the ground-truth :class:`~jaxlab.generative.active_scene.Scene`.
+      pose: ``(3,)`` float array, the camera position in a free voxel.
+      cfg: an :class:`~jaxlab.generative.active_scene.ActiveConfig`; default ``ActiveConfig()``.
+
+    Returns:
+      A :class:`Render` with ``depth``, ``opacity`` of shape ``(pano_h, pano_w)`` and ``color``
+      ``(pano_h, pano_w, 3)``.
+
+    Raises:
+      TypeError: ``cfg`` is not an ``ActiveConfig``, ``scene`` not a ``Scene``, or an array of the wrong dtype.
+      ValueError: an invalid ``cfg``; scene arrays of the wrong shape or colours outside [0, 1]; ``pose`` outside
+        the grid or in an occupied voxel (under ``jit``/``vmap``: a run-time error).
+    """
     cfg = _check_cfg(cfg)
     scene = _check_scene(scene)
     pose = check_pose(pose, scene.occ.shape, occ=scene.occ)

@@ -33,8 +33,13 @@ __all__ = [
 
 
 class Scene(NamedTuple):
-    """Ground-truth voxel scene: occupancy ``occ`` (G,G,G) bool, colour (G,G,G,3) in [0,1] and the outward unit
-    normal (G,G,G,3) of surface voxels (zero elsewhere)."""
+    """Ground-truth voxel scene of a ``G x G x G`` room (voxel ``i`` spans ``[i, i + 1)``, voxel size ``h = 1``).
+
+    Attributes:
+      occ: ``(G, G, G)`` bool array, True where a voxel is occupied.
+      color: ``(G, G, G, 3)`` float array of RGB colours in [0, 1] (0 in free voxels).
+      normal: ``(G, G, G, 3)`` float array, the outward unit normal of each surface voxel (zero elsewhere).
+    """
 
     occ: Bool[Array, "G G G"]
     color: Float[Array, "G G G 3"]
@@ -46,8 +51,25 @@ def _check_grid(G: int) -> int:
 
 
 def check_pose(pose, shape, name: str = "pose", occ=None) -> Array:
-    """Validate a camera position (3,) in voxel coordinates: inside the grid ``[0, G)^3`` and, when ``occ`` is
-    given and concrete, not inside an occupied voxel. Returns it as a float array."""
+    """Validate a camera position in voxel coordinates and return it as a float array.
+
+    The position must lie in the grid, ``0 <= pose_a < shape_a`` on every axis, and, when ``occ`` is given, not in an
+    occupied voxel (the voxel ``floor(pose)``). Under ``jit`` the value checks run with the compiled program.
+
+    Args:
+      pose: ``(3,)`` float array-like, the position in voxel coordinates.
+      shape: the grid shape ``(X, Y, Z)``, a sequence of 3 ints.
+      name: the argument's name in error messages.
+      occ: optional ``(X, Y, Z)`` bool occupancy; when given, ``pose`` must be in a free voxel.
+
+    Returns:
+      ``(3,)`` float array, ``pose`` (wrapped in a run-time check when traced).
+
+    Raises:
+      TypeError: ``pose`` is not a float array-like.
+      ValueError: ``pose`` is not of shape ``(3,)``, not finite, outside the grid, or in an occupied voxel of
+        ``occ`` (under ``jit``: a run-time error with the same message).
+    """
     pose = as_array(pose, name, shape=(3,), finite=True)
     dims = tuple(float(n) for n in shape)
     pose = value_check(pose, lambda p: jnp.any(p < 0) | jnp.any(p >= jnp.asarray(dims, p.dtype)),
@@ -81,19 +103,53 @@ def _adjacent(mask: Bool[Array, "X Y Z"]) -> Bool[Array, "X Y Z"]:
 
 
 def surface_mask(occ: Bool[Array, "G G G"]) -> Bool[Array, "G G G"]:
-    """Occupied voxels 6-adjacent to a free voxel (the grid's outside counts as occupied)."""
+    """Surface voxels: occupied voxels with at least one free 6-neighbour (the grid's outside counts as occupied).
+
+    Args:
+      occ: ``(X, Y, Z)`` bool (or 0/1) occupancy array.
+
+    Returns:
+      ``(X, Y, Z)`` bool array.
+    """
     occ = jnp.asarray(occ, bool)
     return occ & _adjacent(~occ)
 
 
 @cites(ACTPANO)
 def make_room_scene(key: Key, G: int = 32, n_boxes: int = 6) -> Scene:
-    """A closed ``G^3`` room (walls, floor, ceiling = boundary voxels) with ``n_boxes`` random axis-aligned
-    boxes/pillars on the floor (footprint 2 to ``G // 4 + 1`` voxels a side, height 3 to ``G - 2``).
+    """A random closed room: walls, floor and ceiling are the boundary voxels, with ``n_boxes`` boxes on the floor.
 
-    **[chosen]** colours: each wall has its own base colour with a 2-voxel checker texture, each box a random
-    colour. Normals are the normalised negative occupancy gradient (central differences, outside = occupied) on
-    surface voxels. jit/vmap-able over ``key`` (``G`` and ``n_boxes`` are static).
+    Reconstructed scene (ActPano3D is known only through its abstract; the room is **[chosen]** as a test world):
+    each box has a square-ish footprint of 2 to ``max(G // 4 + 1, 3)`` voxels a side, a random position inside the
+    walls and a height of 3 to ``G - 2`` voxels above the floor (``z = 1``). Colours **[chosen]**: each of the six
+    wall faces has its own base colour with a 2-voxel checker texture (factor 0.75 or 1), each box a colour uniform
+    in ``[0.15, 0.95]^3`` (the last box covering a voxel wins). Normals are the normalised negative occupancy
+    gradient (central differences, outside = occupied) on surface voxels. jit/vmap-able over ``key`` (``G`` and
+    ``n_boxes`` are static).
+
+    Paper: "ActPano3D: Active Text-to-3D Scene Generation with Memory-Guided Panoramic Exploration" (2026;
+    authors and arXiv id unknown, abstract only).
+
+    Args:
+      key: PRNG key.
+      G: int >= 4, the grid side.
+      n_boxes: int >= 0, the number of boxes and pillars.
+
+    Returns:
+      A :class:`Scene` with arrays of the default float dtype.
+
+    Raises:
+      TypeError: ``G`` or ``n_boxes`` is not an int.
+      ValueError: ``G < 4`` or ``n_boxes < 0``.
+
+    Example:
+      >>> import jax
+      >>> from jaxlab.generative.active_scene import make_room_scene, surface_mask
+      >>> scene = make_room_scene(jax.random.key(0), G=8, n_boxes=1)
+      >>> scene.occ.shape, scene.color.shape
+      ((8, 8, 8), (8, 8, 8, 3))
+      >>> bool(scene.occ[0].all()), bool(surface_mask(scene.occ)[0, 0, 0])  # the x = 0 wall; a corner
+      (True, False)
     """
     G = _check_grid(G)
     n_boxes = check_int(n_boxes, "n_boxes", min_value=0)
@@ -137,9 +193,24 @@ def _make_room(key, G, n_boxes):
 
 
 def free_positions(scene: Scene, z_cam: int, stride: int) -> Float[Array, "n 3"]:
-    """Centres ``(i + 0.5, j + 0.5, z_cam + 0.5)`` of the free voxels of the stride-``stride`` lattice at height
-    ``z_cam`` (lattice offset ``stride // 2``). Eager (the count depends on the scene); for a fixed-size,
-    jit-able candidate set use ``active_scene.candidate_lattice``."""
+    """Centres of the free voxels of a horizontal lattice: ``(i + 0.5, j + 0.5, z_cam + 0.5)`` for ``i, j`` in
+    ``stride // 2, stride // 2 + stride, ...`` with voxel ``(i, j, z_cam)`` free.
+
+    Eager only (the number of points depends on the scene); :func:`~jaxlab.generative.active_scene.candidate_lattice`
+    gives a fixed-size, jit-able candidate set with a validity mask.
+
+    Args:
+      scene: a :class:`Scene` with concrete (not traced) occupancy.
+      z_cam: int in ``[0, G - 1]``, the lattice height (voxel index).
+      stride: int >= 1, the lattice spacing in voxels.
+
+    Returns:
+      ``(n, 3)`` float array (``scene.color``'s dtype) of positions.
+
+    Raises:
+      TypeError: ``z_cam`` or ``stride`` is not an int.
+      ValueError: ``z_cam`` outside ``[0, G - 1]`` or ``stride < 1``.
+    """
     G = scene.occ.shape[0]
     z_cam = check_int(z_cam, "z_cam", min_value=0, max_value=G - 1)
     stride = check_int(stride, "stride", min_value=1)
@@ -152,7 +223,21 @@ def free_positions(scene: Scene, z_cam: int, stride: int) -> Float[Array, "n 3"]
 
 
 def sample_free_poses(key: Key, scene: Scene, n: int) -> Float[Array, "n 3"]:
-    """``n`` random free voxel centres anywhere in the room (held-out test poses), uniform over free voxels."""
+    """``n`` random free voxel centres anywhere in the room (held-out test poses), uniform over the free voxels and
+    drawn with replacement.
+
+    Args:
+      key: PRNG key.
+      scene: a :class:`Scene`.
+      n: int >= 1, the number of poses.
+
+    Returns:
+      ``(n, 3)`` float array (``scene.color``'s dtype) of voxel centres.
+
+    Raises:
+      TypeError: ``n`` is not an int.
+      ValueError: ``n < 1``.
+    """
     n = check_int(n, "n", min_value=1)
     free = ~jnp.asarray(scene.occ).ravel()
     idx = jax.random.choice(key, free.size, (n,), p=free / jnp.sum(free))

@@ -42,7 +42,17 @@ __all__ = ["Gaussians", "fit_gaussians", "gaussians_from_memory", "render_gaussi
 
 
 class Gaussians(NamedTuple):
-    """Isotropic Gaussians: means (N,3), log-scales (N,), opacities (N,) in [0,1], colours (N,3) in [0,1]."""
+    """Isotropic 3D Gaussians, the splat scene.
+
+    3D Gaussian splatting reduced to isotropic kernels. Paper: B. Kerbl, G. Kopanas, T. Leimkuehler, G. Drettakis,
+    "3D Gaussian Splatting for Real-Time Radiance Field Rendering", arXiv:2308.04079.
+
+    Attributes:
+      mean: ``(N, 3)`` float array of centres in voxel coordinates.
+      log_scale: ``(N,)`` float array of log standard deviations ``log s``.
+      opacity: ``(N,)`` float array of peak opacities ``o_g`` in [0, 1] (0 for padding).
+      color: ``(N, 3)`` float array of colours in [0, 1].
+    """
 
     mean: Float[Array, "N 3"]
     log_scale: Float[Array, " N"]
@@ -53,8 +63,28 @@ class Gaussians(NamedTuple):
 @cites(ACTPANO, GSPLAT)
 def gaussians_from_memory(memory: SceneMemory, cfg: ActiveConfig | None = None, max_gaussians: int = 4096,
                           scale: float = 0.6, opacity: float = 0.9) -> Gaussians:
-    """One Gaussian per confident occupied voxel (module docstring); padded to ``max_gaussians`` with zero
-    opacity, so that the result has a fixed shape (jit-able). Voxels beyond ``max_gaussians`` are dropped."""
+    """Initial Gaussians: one per confident occupied memory voxel (``kappa >= kappa_u``, ``p > 0.5``), module
+    docstring.
+
+    Mean at the voxel centre, scale ``scale`` (voxels), opacity ``opacity``, colour from the memory. The result has
+    the fixed size ``max_gaussians`` (jit-able): missing entries are padding with opacity 0, and voxels beyond
+    ``max_gaussians`` (in flat index order) are dropped.
+
+    Args:
+      memory: a :class:`~jaxlab.generative.active_scene.SceneMemory`.
+      cfg: an :class:`~jaxlab.generative.active_scene.ActiveConfig` (``kappa_u``, ``w_sat``); default
+        ``ActiveConfig()``.
+      max_gaussians: int >= 1, the number ``N`` of Gaussians returned.
+      scale: positive float, the initial standard deviation ``s`` **[chosen]** 0.6 voxel.
+      opacity: float in [0, 1], the initial opacity **[chosen]** 0.9 (not checked).
+
+    Returns:
+      :class:`Gaussians` with ``N = max_gaussians``.
+
+    Raises:
+      TypeError: ``cfg`` or ``memory`` of the wrong type, or ``max_gaussians`` not an int.
+      ValueError: an invalid ``cfg`` or memory, ``max_gaussians < 1`` or ``scale <= 0``.
+    """
     cfg = _check_cfg(cfg)
     memory = _check_memory(memory)
     max_gaussians = check_int(max_gaussians, "max_gaussians", min_value=1)
@@ -83,7 +113,23 @@ def _check_gaussians(g: Gaussians) -> Gaussians:
 
 @cites(GSPLAT)
 def render_gaussian_rays(g: Gaussians, origins: Float[Array, "R 3"], dirs: Float[Array, "R 3"]) -> Render:
-    """Composite the Gaussians front to back along rays ``origins + t dirs`` (each ray its own origin)."""
+    """Composite the Gaussians front to back along rays ``origins + t dirs`` (each ray its own origin).
+
+    Per ray and Gaussian: ``t* = (mu - o) . d``, ``q = |mu - o - t* d|^2``, ``alpha = o_g exp(-q / (2 s^2))`` for
+    ``t* > 0`` (0 behind the ray); sorted by ``t*``: ``T_k = prod_{i<k} (1 - alpha_i)``,
+    ``C = sum_k T_k alpha_k c_k``, ``D = sum_k T_k alpha_k t*_k``, ``A = sum_k T_k alpha_k``. The sort uses
+    order-preserving integer keys under ``stop_gradient`` (no gradient through the order). No input validation
+    (the inner function of :func:`render_gaussians` and :func:`fit_gaussians`).
+
+    Args:
+      g: the :class:`Gaussians`, ``N`` of them.
+      origins: ``(R, 3)`` float array of ray origins.
+      dirs: ``(R, 3)`` float array of unit ray directions.
+
+    Returns:
+      A :class:`~jaxlab.generative.active_scene.Render` with ``depth`` ``(R,)`` (not normalised by the
+      opacity), ``color`` ``(R, 3)`` and ``opacity`` ``(R,)``; costs ``O(R N log N)``.
+    """
     rel = g.mean[None] - origins[:, None]
     ts = jnp.einsum("rnk,rk->rn", rel, dirs)
     q = jnp.sum((rel - ts[..., None] * dirs[:, None]) ** 2, axis=-1)
@@ -106,8 +152,27 @@ def render_gaussian_rays(g: Gaussians, origins: Float[Array, "R 3"], dirs: Float
 @cites(ACTPANO, GSPLAT)
 def render_gaussians(g: Gaussians, pose: Float[Array, " 3"], dirs: Float[Array, "... 3"],
                      ray_batch: int = 512) -> Render:
-    """Render a panorama (or any ray bundle ``dirs`` (..., 3)) of the Gaussians from ``pose``; rays are processed
-    in batches of ``ray_batch`` (the pairwise ray x Gaussian cost bounds the batch: <= 4,096 x 2,048)."""
+    """Render a panorama (or any ray bundle) of the Gaussians from ``pose`` with :func:`render_gaussian_rays`.
+
+    Rays are processed in batches of ``ray_batch`` under ``lax.map`` (the pairwise ray x Gaussian arrays bound the
+    batch: about 4,096 rays x 2,048 Gaussians per batch at most).
+
+    Args:
+      g: the :class:`Gaussians`.
+      pose: ``(3,)`` float array, the camera position.
+      dirs: ``(..., 3)`` float array of unit ray directions (e.g.
+        :func:`~jaxlab.generative.active_scene.pano_directions`).
+      ray_batch: int >= 1, rays per batch.
+
+    Returns:
+      A :class:`~jaxlab.generative.active_scene.Render` with ``depth``, ``opacity`` of shape ``(...)`` and
+      ``color`` ``(..., 3)``.
+
+    Raises:
+      TypeError: ``g`` is not :class:`Gaussians`, a non-float array, or ``ray_batch`` not an int.
+      ValueError: Gaussian arrays of inconsistent shapes or ``N = 0``; ``pose`` not ``(3,)`` or not finite;
+        ``dirs`` without a trailing axis of 3 or not finite; ``ray_batch < 1``.
+    """
     g = _check_gaussians(g)
     pose = as_array(pose, "pose", shape=(3,), finite=True)
     dirs = as_array(dirs, "dirs", finite=True)
@@ -142,9 +207,55 @@ def _from_params(p):
 def fit_gaussians(key: Key, g: Gaussians, views: tuple[Float[Array, "V 3"], Render], num_steps: int = 200, *,
                   cfg: ActiveConfig | None = None, learning_rate: float = 1e-2, batch_rays: int = 512,
                   depth_weight: float = 0.1) -> tuple[Gaussians, Float[Array, " steps"]]:
-    """Fit means, log-scales, opacities and colours to target panoramas ``views = (poses (V,3), Render with
-    depth (V,H,W), color (V,H,W,3), opacity (V,H,W))`` taken with ``cfg``'s panorama; ``batch_rays`` random rays
-    per Adam step (padding Gaussians stay at zero opacity). Returns the fitted Gaussians and the loss per step."""
+    """Fit the Gaussians' means, log-scales, opacities and colours to target panoramas.
+
+    ActPano3D's final stage ("optimized into a renderable 3D Gaussian Splatting scene"), reconstructed from the abstract
+    **[chosen]** on 3D Gaussian splatting. Papers: "ActPano3D: Active Text-to-3D Scene Generation with Memory-Guided
+    Panoramic Exploration" (2026; abstract only, authors and arXiv id unknown); B. Kerbl, G. Kopanas,
+    T. Leimkuehler, G. Drettakis, "3D Gaussian Splatting for Real-Time Radiance Field Rendering", arXiv:2308.04079.
+
+    Opacities and colours are trained as logits (``sigmoid``); padding Gaussians (initial opacity 0) stay at
+    opacity 0. Each step draws ``batch_rays`` random pixels over all views and takes one step of
+    ``optax.chain(clip_by_global_norm(1.0), adam(learning_rate))`` on::
+
+        L = sum_rays m (|C - C^|^2 + depth_weight ((D - D^) / D^)^2) / max(sum_rays m, 1),
+
+    with ``m = 1[A^ >= 0.5]`` the target opacity mask and ``D^`` floored at ``1e-6``. One ``lax.scan`` under
+    ``jit``.
+
+    Args:
+      key: PRNG key (ray sampling).
+      g: the initial :class:`Gaussians` (e.g. from :func:`gaussians_from_memory`).
+      views: ``(poses, target)``: ``poses`` a ``(V, 3)`` float array and ``target`` a
+        :class:`~jaxlab.generative.active_scene.Render` with ``depth`` ``(V, H, W)``, ``color`` ``(V, H, W, 3)``
+        and ``opacity`` ``(V, H, W)``, ``(H, W) = (cfg.pano_h, cfg.pano_w)``.
+      num_steps: int >= 1, the number of Adam steps (``steps`` is its deprecated name).
+      cfg: an :class:`~jaxlab.generative.active_scene.ActiveConfig` (panorama size); default ``ActiveConfig()``.
+      learning_rate: positive float, Adam's step size (``lr`` is its deprecated name).
+      batch_rays: int >= 1, rays per step.
+      depth_weight: float ``lambda_D`` **[chosen]** 0.1, the weight of the relative depth error (not checked).
+
+    Returns:
+      ``(g, losses)``: the fitted :class:`Gaussians` and the ``(num_steps,)`` float loss per step.
+
+    Raises:
+      TypeError: ``cfg`` or ``g`` of the wrong type, a non-float array, or an int argument that is not an int.
+      ValueError: an invalid ``cfg`` or Gaussians; ``num_steps < 1``, ``batch_rays < 1`` or
+        ``learning_rate <= 0``; ``poses`` not ``(V, 3)`` with ``V >= 1`` or not finite; target depth not
+        ``(V, H, W)`` or not finite; target colour not ``(V, H, W, 3)``.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.generative.active_scene import ActiveConfig, Gaussians, Render, fit_gaussians
+      >>> cfg = ActiveConfig(pano_h=4, pano_w=8)
+      >>> g = Gaussians(jnp.array([[6.5, 4.5, 4.5], [2.5, 4.5, 4.5]]), jnp.zeros(2), jnp.full(2, 0.9),
+      ...               jnp.full((2, 3), 0.5))
+      >>> target = Render(jnp.full((1, 4, 8), 2.0), jnp.full((1, 4, 8, 3), 0.8), jnp.ones((1, 4, 8)))
+      >>> g, losses = fit_gaussians(jax.random.key(0), g, (jnp.array([[4.5, 4.5, 4.5]]), target), 5, cfg=cfg,
+      ...                           batch_rays=16)
+      >>> losses.shape
+      (5,)
+    """
     cfg = _check_cfg(cfg)
     g = _check_gaussians(g)
     steps = check_int(num_steps, "num_steps", min_value=1)

@@ -59,9 +59,30 @@ def _entropy(p):
 @cites(ACTPANO)
 def ray_utility_terms(memory: SceneMemory, origin: Float[Array, " 3"], dirs: Float[Array, "... 3"], *,
                       step: float, n_samples: int, cfg: ActiveConfig | None = None):
-    """Per-ray ``(exp, rep, info)`` sums ``sum_j T_j 1[w_j = 0]``, ``sum_j T_j alpha_j (1 - kappa_j)`` and
-    ``sum_j T_j H(p_j)`` through the memory (unknown cells at p = 0.5, outside the grid occupied with
-    ``kappa = 1`` and ``H = 0``)."""
+    """Per-ray visibility sums of the view utility through the memory (module docstring).
+
+    With ``p_j = sigmoid(l_j)`` on known cells and 0.5 on unknown ones, ``alpha_j = p_j`` and the transmittance
+    ``T_j = prod_{i<j} (1 - alpha_i)``::
+
+        exp  = sum_j T_j 1[w_j = 0]              (visible unknown cells)
+        rep  = sum_j T_j alpha_j (1 - kappa_j)   (visible uncertain surface)
+        info = sum_j T_j H(p_j),  H(p) = -p ln p - (1 - p) ln(1 - p)
+
+    Outside the grid counts as occupied with ``kappa = 1`` and ``H = 0``. No input validation (it is the inner
+    loop of :func:`utility_terms`, which validates).
+
+    Args:
+      memory: a :class:`~jaxlab.generative.active_scene.SceneMemory`.
+      origin: ``(3,)`` float array, the rays' origin in voxel coordinates.
+      dirs: ``(..., 3)`` float array of unit ray directions.
+      step: positive float, the sample spacing.
+      n_samples: int >= 1, the number of samples per ray.
+      cfg: an :class:`~jaxlab.generative.active_scene.ActiveConfig` (``w_sat`` of the confidence); default
+        ``ActiveConfig()``.
+
+    Returns:
+      ``(exp, rep, info)``, three float arrays of shape ``(...)``.
+    """
     cfg = cfg or ActiveConfig()
     p = jnp.where(memory.weight > 0, jax.nn.sigmoid(memory.logodds), 0.5)
     wfeat = (1 - confidence(memory, cfg))[..., None]
@@ -83,8 +104,26 @@ def _check_candidates(candidates, G):
 @cites(ACTPANO)
 def utility_terms(memory: SceneMemory, candidates: Float[Array, "n 3"], current: Float[Array, " 3"],
                   cfg: ActiveConfig | None = None) -> dict[str, Array]:
-    """Unnormalised utility terms of every candidate (module docstring): ``{"exp", "rep", "info", "cost"}``,
-    each of shape (n,). Candidates are scored with ``vmap`` (in chunks of 16 to bound memory)."""
+    """Unnormalised utility terms of every candidate view (module docstring).
+
+    Each term is the solid-angle-weighted panorama sum of :func:`ray_utility_terms`,
+    ``U = sum_{r, c} (omega_r / W_p) u[r, c]``, and ``cost = |a - current| / G``. Candidates are scored with
+    ``lax.map`` in batches of 16 to bound memory.
+
+    Args:
+      memory: a :class:`~jaxlab.generative.active_scene.SceneMemory`.
+      candidates: ``(n, 3)`` float array of candidate positions inside the grid.
+      current: ``(3,)`` float array, the current camera position.
+      cfg: an :class:`~jaxlab.generative.active_scene.ActiveConfig`; default ``ActiveConfig()``.
+
+    Returns:
+      A dict with keys ``"exp"``, ``"rep"``, ``"info"`` and ``"cost"``, each an ``(n,)`` float array.
+
+    Raises:
+      TypeError: ``cfg`` or ``memory`` of the wrong type, or a non-float array.
+      ValueError: an invalid ``cfg`` or memory; ``candidates`` not ``(n, 3)`` with ``n >= 1``, not finite or
+        outside the grid; ``current`` outside the grid.
+    """
     cfg = _check_cfg(cfg)
     memory = _check_memory(memory)
     G = memory.logodds.shape[0]
@@ -119,9 +158,29 @@ def _normalise(x, valid):
 def select_next_view(memory: SceneMemory, candidates: Float[Array, "n 3"], current: Float[Array, " 3"],
                      mode: Int[Array, ""], cfg: ActiveConfig | None = None,
                      valid: Bool[Array, " n"] | None = None) -> tuple[Int[Array, ""], Float[Array, " n"]]:
-    """Index of the best candidate and every candidate's score
-    ``U = w_exp U_exp + w_rep U_rep + w_info U_info - w_cost U_cost`` (terms normalised by their max over
-    valid candidates); ``mode`` 0 = expansion, 1 = refinement; invalid candidates score ``-inf``."""
+    """Score every candidate view and return the best one (module docstring).
+
+    Reconstructed from the abstract's "expected utility for exploring unknown regions, repairing uncertain
+    geometry, and improving the future 3D world model" **[chosen]**:
+    ``U = w_exp U_exp + w_rep U_rep + w_info U_info - w_cost U_cost`` with each term divided by its maximum over the
+    valid candidates (0 when that maximum is 0) and the weights ``cfg.w_expansion`` (``mode == 0``) or
+    ``cfg.w_refinement`` (``mode == 1``). Invalid candidates score ``-inf``.
+
+    Args:
+      memory: a :class:`~jaxlab.generative.active_scene.SceneMemory`.
+      candidates: ``(n, 3)`` float array of candidate positions inside the grid.
+      current: ``(3,)`` float array, the current camera position.
+      mode: int scalar (may be traced), 0 = expansion, 1 = refinement.
+      cfg: an :class:`~jaxlab.generative.active_scene.ActiveConfig`; default ``ActiveConfig()``.
+      valid: optional ``(n,)`` bool mask of usable candidates (default: all).
+
+    Returns:
+      ``(index, scores)``: the int scalar index of the best candidate and the ``(n,)`` float scores.
+
+    Raises:
+      TypeError: as :func:`utility_terms`.
+      ValueError: as :func:`utility_terms`.
+    """
     cfg = _check_cfg(cfg)
     terms = utility_terms(memory, candidates, current, cfg)
     valid = jnp.ones(candidates.shape[0], bool) if valid is None else jnp.asarray(valid, bool)

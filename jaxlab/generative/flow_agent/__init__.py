@@ -5,6 +5,11 @@ arXiv:2210.02747; A. Tong et al., "Improving and Generalizing Flow-Based Generat
 Transport", arXiv:2302.00482; T. Huang, S. Shang, Q. Chen, X. Su, Y. Chen, "Tools as Continuous Flow for Evolving
 Agentic Reasoning" (FlowAgent), arXiv:2605.07339 (abstract only).
 
+CFM follows the two CFM papers. FlowAgent is reconstructed from its abstract: the abstract's components (tools in
+a semantic space, a tool chain generated as one latent trajectory by conditional flow matching, decoding by
+proximity, re-planning in a closed loop, step-wise baselines) are each given a **[chosen]** concrete form at toy
+scale, on a synthetic typed tool world; :mod:`.planner`'s docstring states the model and every choice.
+
 Modules: :mod:`.flow_matching` (CFM paths, loss, couplings, ODE sampling, training), :mod:`.world` (the typed
 tool world, shortest plans, plan <-> trajectory coding), :mod:`.episode` (the closed-loop environment),
 :mod:`.planner` (the FlowAgent velocity nets, training and planning), :mod:`.stepwise` (the step-wise

@@ -37,7 +37,20 @@ __all__ = [
 
 
 class EpisodeState(NamedTuple):
-    """Closed-loop episode state (module docstring); ``n_replans`` counts every plan generation."""
+    """State of one closed-loop episode (module docstring); ``M`` tools, plans of ``K`` tools.
+
+    Attributes:
+      z: int32 scalar, the current type.
+      avail: ``(M,)`` bool array, the tools still available (a failed tool is removed).
+      t: int32 scalar, the number of environment steps taken.
+      plan: ``(K,)`` int32 array, the current plan, -1 padded.
+      plan_ptr: int32 scalar, the index of the next tool in ``plan`` (``K``: exhausted).
+      done: bool scalar, the episode has ended (goal reached, step limit, or stuck).
+      success: bool scalar, the goal was reached.
+      n_replans: int32 scalar, the number of plans generated (the first plan included).
+      g: int32 scalar, the goal type.
+      first_plan: ``(K,)`` int32 array, the first plan generated.
+    """
 
     z: Array
     avail: Array
@@ -52,13 +65,35 @@ class EpisodeState(NamedTuple):
 
 
 class EpisodeStepInfo(NamedTuple):
+    """Diagnostics of one environment step.
+
+    Attributes:
+      tool: int32 scalar, the tool called (-1 when the episode was done or the planned step was not executable).
+      failed: bool scalar, the tool call failed.
+    """
     tool: Array
     failed: Array
 
 
 def episode_init(world: ToolWorld, s: Any, g: Any, K: int = K_DEFAULT,
                  avail: Bool[Array, " M"] | None = None) -> EpisodeState:
-    """Start at type ``s`` with every tool (or ``avail``) available and no plan (the first step plans)."""
+    """The start of an episode: type ``s``, every tool (or ``avail``) available, no plan (the first step plans).
+    ``done`` and ``success`` are already True when ``s == g``.
+
+    Args:
+      world: the :class:`~jaxlab.generative.flow_agent.ToolWorld`.
+      s: int scalar, the start type in ``[0, T)``.
+      g: int scalar, the goal type in ``[0, T)``.
+      K: int >= 1, the plan length.
+      avail: optional ``(M,)`` bool array of available tools (default: all).
+
+    Returns:
+      An :class:`EpisodeState`.
+
+    Raises:
+      TypeError: ``K`` not an int, ``s``/``g`` not int scalars, or ``avail`` not bool.
+      ValueError: ``K < 1``, ``s`` or ``g`` outside ``[0, T)``, or ``avail`` of the wrong shape.
+    """
     K = check_int(K, "K", min_value=1)
     s, g = _check_type(world, s, "s"), _check_type(world, g, "g")
     avail = jnp.ones(world.n_tools, bool) if avail is None else as_array(avail, "avail", shape=(world.n_tools,),
@@ -104,24 +139,43 @@ def _advance(key: Any, state: EpisodeState, world: ToolWorld, need: Array, new_p
 
 def episode_algorithm(world: ToolWorld, agent_fn: Any, *, p_fail: Any = 0.1, max_steps: int = 2 * N_MAX + 4,
                       K: int = K_DEFAULT) -> Algorithm:
-    """The closed loop with one agent as an :class:`~jaxlab.core.Algorithm`, world, agent and failure rate bound.
+    """FlowAgent's closed loop with one agent as an :class:`~jaxlab.core.Algorithm`, world, agent and failure rate
+    bound once.
 
-    ``init(s, g, avail=None) -> EpisodeState`` (:func:`episode_init`); ``step(key, state) -> (EpisodeState,
-    EpisodeStepInfo)`` is one environment step (a no-op once ``done``): re-plan if needed, run the next tool,
-    apply failures.
+    The loop is a **[chosen]** reconstruction of the abstract's "plan-level closed-loop benchmark" (the benchmark
+    itself is not public). ``init(s, g, avail=None) -> EpisodeState`` (:func:`episode_init`);
+    ``step(key, state) -> (EpisodeState, EpisodeStepInfo)`` is one environment step, a no-op once ``done``: call the
+    agent when the plan is exhausted or its next step is empty, unavailable or type-incompatible; run the next tool,
+    which fails with probability ``p_fail`` (it then stays unavailable and ``z`` is unchanged) or moves
+    ``z <- out_k``; end at ``g``, after ``max_steps`` steps, or when no available tool leaves ``z``.
+
+    Paper: T. Huang, S. Shang, Q. Chen, X. Su, Y. Chen, "Tools as Continuous Flow for Evolving Agentic
+    Reasoning" (FlowAgent), arXiv:2605.07339 (abstract only).
 
     Args:
-      world: the tool world.
-      agent_fn: ``agent(key, world, z, g, avail) -> plan (K,)``.
-      p_fail: the failure probability of a tool call, in [0, 1] (scalar).
-      max_steps: the step limit of an episode (>= 1).
-      K: the plan length.
+      world: the :class:`~jaxlab.generative.flow_agent.ToolWorld`.
+      agent_fn: ``agent(key, world, z, g, avail) -> plan (K,)`` int, -1 padded (e.g.
+        :class:`~jaxlab.generative.flow_agent.FlowAgentPlanner`).
+      p_fail: float scalar in [0, 1], the failure probability of a tool call.
+      max_steps: int >= 1, the step limit of an episode.
+      K: int >= 1, the plan length.
 
     Returns:
       ``Algorithm(init, step)``.
 
     Raises:
-      ValueError: ``p_fail`` outside [0, 1] (also at run time under ``jit``), ``max_steps`` or ``K`` < 1.
+      TypeError: ``max_steps`` or ``K`` is not an int.
+      ValueError: ``p_fail`` outside [0, 1] (under ``jit``: a run-time error), ``max_steps < 1`` or ``K < 1``.
+
+    Example:
+      >>> import jax
+      >>> from jaxlab.core import run
+      >>> from jaxlab.generative.flow_agent import OraclePlanner, episode_algorithm, make_tool_world
+      >>> world = make_tool_world(jax.random.key(0), n_types=4, n_tools=8, dim=4)
+      >>> algo = episode_algorithm(world, OraclePlanner(K=4), p_fail=0.0, max_steps=6, K=4)
+      >>> final, trace = run(algo.step, algo.init(0, 2), jax.random.key(1), 6)
+      >>> bool(final.success)  # the BFS planner without failures always arrives
+      True
     """
     p_fail = check_in_range(p_fail, "p_fail", 0.0, 1.0)
     max_steps = check_int(max_steps, "max_steps", min_value=1)
@@ -141,16 +195,51 @@ def episode_algorithm(world: ToolWorld, agent_fn: Any, *, p_fail: Any = 0.1, max
 
 def episode_step(key: Any, state: EpisodeState, world: ToolWorld, agent_fn: Any, *, p_fail: Any = 0.1,
                  max_steps: int = 2 * N_MAX + 4) -> tuple[EpisodeState, EpisodeStepInfo]:
-    """One environment step (a no-op once ``done``): ``episode_algorithm(world, agent_fn, p_fail=p_fail,
-    max_steps=max_steps, K=len(state.plan)).step(key, state)``."""
+    """One environment step (a no-op once ``done``):
+    ``episode_algorithm(world, agent_fn, p_fail=p_fail, max_steps=max_steps, K=len(state.plan)).step(key, state)``.
+
+    Args:
+      key: PRNG key (agent and failure draws).
+      state: the current :class:`EpisodeState`.
+      world: the :class:`~jaxlab.generative.flow_agent.ToolWorld`.
+      agent_fn: ``agent(key, world, z, g, avail) -> plan (K,)``.
+      p_fail: float scalar in [0, 1], the failure probability of a tool call.
+      max_steps: int >= 1, the step limit of an episode.
+
+    Returns:
+      ``(state, info)``: the next :class:`EpisodeState` and the step's :class:`EpisodeStepInfo`.
+
+    Raises:
+      TypeError: as :func:`episode_algorithm`.
+      ValueError: as :func:`episode_algorithm`.
+    """
     algo = episode_algorithm(world, agent_fn, p_fail=p_fail, max_steps=max_steps, K=state.plan.shape[0])
     return algo.step(key, state)
 
 
 def run_episode(key: Any, world: ToolWorld, s: Any, g: Any, agent_fn: Any, *, p_fail: Any = 0.1,
                 max_steps: int = 2 * N_MAX + 4, K: int = K_DEFAULT) -> tuple[EpisodeState, EpisodeStepInfo]:
-    """A whole episode: ``max_steps`` masked steps of :func:`episode_algorithm` under :func:`jaxlab.core.run`
-    (vmap over episodes). Returns the final state and the stacked :class:`EpisodeStepInfo`."""
+    """A whole episode from ``s`` to ``g``: ``max_steps`` masked steps of :func:`episode_algorithm` under
+    :func:`jaxlab.core.run` (vmap it over keys and tasks for many episodes, or use :func:`run_episodes`).
+
+    Args:
+      key: PRNG key, split into one key per step.
+      world: the :class:`~jaxlab.generative.flow_agent.ToolWorld`.
+      s: int scalar, the start type.
+      g: int scalar, the goal type.
+      agent_fn: ``agent(key, world, z, g, avail) -> plan (K,)``.
+      p_fail: float scalar in [0, 1], the failure probability of a tool call.
+      max_steps: int >= 1, the step limit.
+      K: int >= 1, the plan length.
+
+    Returns:
+      ``(state, infos)``: the final :class:`EpisodeState` and the :class:`EpisodeStepInfo` of every step, stacked
+      along a leading axis of length ``max_steps``.
+
+    Raises:
+      TypeError: as :func:`episode_algorithm` and :func:`episode_init`.
+      ValueError: as :func:`episode_algorithm` and :func:`episode_init`.
+    """
     algo = episode_algorithm(world, agent_fn, p_fail=p_fail, max_steps=max_steps, K=K)
     final, trace = run(algo.step, algo.init(s, g), key, max_steps)
     return final, trace.infos
@@ -159,9 +248,31 @@ def run_episode(key: Any, world: ToolWorld, s: Any, g: Any, agent_fn: Any, *, p_
 def run_episodes(keys: Any, world: ToolWorld, s: Int[Array, " B"], g: Int[Array, " B"], agent_fn: Any, *,
                  p_fail: Any = 0.1, max_steps: int = 2 * N_MAX + 4, K: int = K_DEFAULT,
                  replan_budget: int | None = None) -> EpisodeState:
-    """``B`` episodes at once, equal to ``vmap(run_episode)`` over ``keys (B,)`` (``p_fail`` scalar or ``(B,)``)
-    but cheaper: a step where at most ``replan_budget`` (default ``B // 4``) episodes need a plan calls the agent
-    on those only (gathered, planned, scattered back; ``lax.cond`` falls back to all ``B`` otherwise)."""
+    """``B`` episodes at once, equal to ``vmap(run_episode)`` over ``keys`` but cheaper.
+
+    At a step where at most ``replan_budget`` episodes need a plan, the agent is called on those only (gathered,
+    planned, scattered back); otherwise (``lax.cond``) on all ``B``. Every episode starts with all tools available.
+
+    Args:
+      keys: ``(B,)`` array of PRNG keys, one per episode.
+      world: the :class:`~jaxlab.generative.flow_agent.ToolWorld`.
+      s: ``(B,)`` int array of start types.
+      g: ``(B,)`` int array of goal types.
+      agent_fn: ``agent(key, world, z, g, avail) -> plan (K,)``.
+      p_fail: float scalar or ``(B,)`` float array in [0, 1], the failure probabilities.
+      max_steps: int >= 1, the step limit.
+      K: int >= 1, the plan length.
+      replan_budget: int in ``[1, B]``, the number of episodes planned in the cheap branch (default
+        ``max(1, B // 4)``).
+
+    Returns:
+      The final :class:`EpisodeState` of every episode (leading axis ``B``).
+
+    Raises:
+      TypeError: ``max_steps``, ``K`` or ``replan_budget`` not an int, or ``s``/``g`` not int arrays.
+      ValueError: ``max_steps < 1``; ``s`` not 1-d or ``g`` not of its shape; ``replan_budget`` outside
+        ``[1, B]``; ``p_fail`` outside [0, 1]; the checks of :func:`episode_init`.
+    """
     max_steps = check_int(max_steps, "max_steps", min_value=1)
     s = as_array(s, "s", ndim=1, kind="int")
     B = s.shape[0]
@@ -193,7 +304,18 @@ def run_episodes(keys: Any, world: ToolWorld, s: Int[Array, " B"], g: Int[Array,
 
 
 def plan_valid(world: ToolWorld, tools: Int[Array, " K"], s: Any, g: Any) -> Array:
-    """True when the -1 padded plan is a type-consistent chain from ``s`` that ends at ``g``."""
+    """Whether a -1 padded plan is a type-consistent chain from ``s`` that ends at ``g`` (-1 entries are skipped, and
+    an empty plan is not valid).
+
+    Args:
+      world: the :class:`~jaxlab.generative.flow_agent.ToolWorld`.
+      tools: ``(K,)`` int array, the plan.
+      s: int scalar, the start type.
+      g: int scalar, the goal type.
+
+    Returns:
+      Bool scalar.
+    """
 
     def step(carry, k):
         z, ok = carry

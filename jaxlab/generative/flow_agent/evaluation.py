@@ -52,13 +52,46 @@ def _task_pools(world: ToolWorld, K: int) -> tuple[np.ndarray, np.ndarray, np.nd
 def evaluate(key: Any, world: ToolWorld, agent: Any, n_episodes: int, p_fail: float,
              horizons: Any = tuple(range(1, N_MAX + 1)), *, unseen_only: bool = False, K: int = K_DEFAULT,
              max_steps: int = 2 * N_MAX + 4) -> dict[int, dict[str, float]]:
-    """Closed-loop metrics per horizon ``n`` (the reference plan length on the full tool set): ``n_episodes``
-    tasks drawn with replacement among the pairs of that length (only those whose reference plan uses an unseen
-    tool with ``unseen_only``), all horizons in one jitted, vmapped call.
+    """Closed-loop metrics of an agent per plan horizon (the abstract's long-horizon comparison, on the **[chosen]**
+    tool world).
 
-    Per horizon: ``success`` rate, ``valid`` (first plan executable to the goal), ``exact`` (first plan equals
-    the reference), ``extra_steps`` (steps beyond ``n`` of successful episodes), ``replans`` (mean re-plans
-    after the first plan), ``tasks`` (pool size; horizons with an empty pool are left out)."""
+    Tasks ``(s, g)`` are grouped by the length ``n`` of their shortest plan on the full tool set; for every horizon
+    in ``horizons`` with a non-empty pool, ``n_episodes`` tasks are drawn with replacement (with ``unseen_only``,
+    only tasks whose reference plan uses an unseen tool) and all horizons run in one jitted, vmapped call of
+    :func:`~jaxlab.generative.flow_agent.run_episodes`. Eager (the pools are built with NumPy).
+
+    Paper: T. Huang, S. Shang, Q. Chen, X. Su, Y. Chen, "Tools as Continuous Flow for Evolving Agentic
+    Reasoning" (FlowAgent), arXiv:2605.07339 (abstract only).
+
+    Args:
+      key: PRNG key (task draws and episodes).
+      world: the :class:`~jaxlab.generative.flow_agent.ToolWorld`.
+      agent: ``agent(key, world, z, g, avail) -> plan (K,)`` (an ``eqx.Module`` or a hashable callable).
+      n_episodes: int >= 1, the episodes per horizon.
+      p_fail: float in [0, 1], the failure probability of a tool call.
+      horizons: the plan lengths ``n`` to evaluate (ints).
+      unseen_only: restrict to tasks whose reference plan uses an unseen tool.
+      K: int >= 1, the plan length.
+      max_steps: int >= 1, the step limit of an episode.
+
+    Returns:
+      A dict ``{n: metrics}`` over the horizons with a non-empty pool, ``metrics`` a dict of floats:
+      ``"success"`` (rate), ``"valid"`` (first plan executable to the goal), ``"exact"`` (first plan equal to the
+      reference), ``"extra_steps"`` (mean steps beyond ``n`` of successful episodes; NaN if none),
+      ``"replans"`` (mean plans after the first) and ``"tasks"`` (the pool size, an int).
+
+    Raises:
+      TypeError: ``n_episodes`` or ``K`` is not an int.
+      ValueError: ``n_episodes < 1``, ``p_fail`` outside [0, 1] or ``K < 1``.
+
+    Example:
+      >>> import jax
+      >>> from jaxlab.generative.flow_agent import OraclePlanner, evaluate, make_tool_world
+      >>> world = make_tool_world(jax.random.key(0), n_types=4, n_tools=8, dim=4)
+      >>> res = evaluate(jax.random.key(1), world, OraclePlanner(K=4), 8, 0.0, horizons=(1, 2), K=4, max_steps=6)
+      >>> res[1]["success"], res[2]["exact"]
+      (1.0, 1.0)
+    """
     n_episodes = check_int(n_episodes, "n_episodes", min_value=1)
     check_in_range(p_fail, "p_fail", 0.0, 1.0)
     K = check_int(K, "K", min_value=1)

@@ -28,8 +28,24 @@ __all__ = [
 
 
 class StepwisePolicy(eqx.Module):
-    """``pi(z, g, avail)``: MLP on the task condition, output ``e_hat (D,)`` (``kind="regress"``) or logits over
-    the tools (``kind="classify"``) **[chosen]**."""
+    """The step-wise policy ``pi(z, g, avail)`` **[chosen]**: an MLP with SiLU on the task condition
+    ``c = task_condition(z, g, avail)`` that outputs ``e_hat (D,)`` (``kind="regress"``) or logits over the ``M``
+    tools (``kind="classify"``).
+
+    Args:
+      world: the :class:`~jaxlab.generative.flow_agent.ToolWorld` (sizes).
+      kind: ``"regress"`` or ``"classify"``.
+      width: int, the hidden width.
+      depth: int, the number of hidden layers.
+      key: PRNG key (initialisation).
+
+    Attributes:
+      mlp: the ``eqx.nn.MLP`` from ``3 D`` to ``D`` (regress) or ``M`` (classify) features.
+      kind: ``"regress"`` or ``"classify"`` (static).
+
+    Raises:
+      ValueError: an unknown ``kind``.
+    """
 
     mlp: eqx.nn.MLP
     kind: str = eqx.field(static=True)
@@ -42,12 +58,26 @@ class StepwisePolicy(eqx.Module):
         self.mlp = eqx.nn.MLP(3 * world.dim, out, width, depth, activation=jax.nn.silu, key=key)
 
     def __call__(self, c: Float[Array, " C"]) -> Array:
+        """The policy output for one condition.
+
+        Args:
+          c: ``(3 D,)`` float array, the task condition.
+
+        Returns:
+          ``(D,)`` float array ``e_hat`` (regress) or ``(M,)`` logits (classify).
+        """
         return self.mlp(c)
 
 
 class StepwiseAgent(eqx.Module):
-    """Step-wise baseline as an agent: a plan of one tool, the best available tool compatible with ``z``
-    (nearest by cosine to ``e_hat``, or highest logit among the *seen* tools for the classifier)."""
+    """A step-wise baseline as an agent ``agent(key, world, z, g, avail) -> plan (K,)``: a plan of one tool, the
+    available tool compatible with ``z`` of highest cosine to ``e_hat`` (regress) or highest logit among the *seen*
+    tools (classify); -1 when there is none.
+
+    Attributes:
+      policy: the trained :class:`StepwisePolicy`.
+      K: int, the plan length (static).
+    """
 
     policy: StepwisePolicy
     K: int = eqx.field(static=True, default=K_DEFAULT)
@@ -68,8 +98,29 @@ def train_stepwise(key: Any, world: ToolWorld, *, kind: str = "regress", num_ste
                    batch_size: int = 256,
                    K: int = K_DEFAULT, n_train: int = 20000, width: int = 256,
                    tasks: Tasks | None = None) -> StepwisePolicy:
-    """Train the step-wise policy on the first tool of each reference plan: cosine loss ``1 - cos(e_hat, e_k)``
-    (``regress``) or cross-entropy over the tools (``classify``); AdamW lr 1e-3, clipping 1.0."""
+    """Train the step-wise policy on the first tool ``k`` of each reference plan: cosine loss
+    ``1 - cos(e_hat, e_k)`` (``kind="regress"``) or cross-entropy over the tools (``kind="classify"``), with
+    :func:`~jaxlab.generative.flow_agent.train_scan` (AdamW, learning rate 1e-3, weight decay 1e-4, clipping 1.0).
+
+    Args:
+      key: PRNG key (tasks, initialisation, training).
+      world: the :class:`~jaxlab.generative.flow_agent.ToolWorld`.
+      kind: ``"regress"`` or ``"classify"``.
+      num_steps: int >= 1, the optimiser steps (``steps`` is its deprecated name).
+      batch_size: int >= 1, examples per step (``batch`` is its deprecated name).
+      K: int >= 1, the plan length of the sampled tasks.
+      n_train: int >= 1, the tasks drawn when ``tasks`` is None.
+      width: int, the hidden width.
+      tasks: optional :class:`~jaxlab.generative.flow_agent.Tasks` to train on.
+
+    Returns:
+      The trained :class:`StepwisePolicy`.
+
+    Raises:
+      TypeError: an int argument that is not an int.
+      ValueError: an unknown ``kind``, ``num_steps < 1`` or ``batch_size < 1``; the checks of
+        :func:`~jaxlab.generative.flow_agent.training_tasks`.
+    """
     steps = check_int(num_steps, "num_steps", min_value=1)
     batch = check_int(batch_size, "batch_size", min_value=1)
     kt, km, kf = jax.random.split(key, 3)

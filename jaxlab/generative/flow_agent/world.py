@@ -46,7 +46,17 @@ N_MAX = 6  # longest reference plan kept for training
 
 
 class ToolWorld(NamedTuple):
-    """Tools ``k = 0..M-1`` as typed edges with unit-norm embeddings (module docstring)."""
+    """A typed tool world of ``M`` tools over ``T`` data types with unit-norm embeddings in ``R^D`` (module docstring).
+
+    Attributes:
+      tool_in: ``(M,)`` int32 array, the input type ``in_k`` of each tool.
+      tool_out: ``(M,)`` int32 array, the output type ``out_k`` of each tool.
+      emb: ``(M, D)`` float array of unit tool embeddings ``e_k``.
+      stop: ``(D,)`` float array, the unit STOP embedding ``e_stop``.
+      seen: ``(M,)`` bool array, False for the tools held out of training (unseen).
+      P_in: ``(T, D)`` float array of input-type prototypes.
+      P_out: ``(T, D)`` float array of output-type prototypes.
+    """
 
     tool_in: Int[Array, " M"]
     tool_out: Int[Array, " M"]
@@ -58,14 +68,29 @@ class ToolWorld(NamedTuple):
 
     @property
     def n_types(self) -> int:
+        """The number of data types ``T``.
+
+        Returns:
+          int.
+        """
         return self.P_in.shape[0]
 
     @property
     def n_tools(self) -> int:
+        """The number of tools ``M``.
+
+        Returns:
+          int.
+        """
         return self.emb.shape[0]
 
     @property
     def dim(self) -> int:
+        """The embedding dimension ``D``.
+
+        Returns:
+          int.
+        """
         return self.emb.shape[1]
 
 
@@ -75,7 +100,40 @@ def _normalize(x: Array) -> Array:
 
 def make_tool_world(key: Any, n_types: int = 12, n_tools: int = 40, dim: int = 16,
                     unseen_frac: float = 0.2) -> ToolWorld:
-    """A random tool world; ``round(unseen_frac * n_tools)`` tools are marked unseen (absent from training)."""
+    """A random tool world **[chosen]** (FlowAgent's benchmark is not public; module docstring).
+
+    Types form a cyclic pipeline (a random permutation): ``n_types`` tools move one stage ahead, ``n_types`` two
+    stages ahead (fewer when ``n_tools < 2 n_types``), and the remaining tools are alternatives with the same types as
+    one of those. ``e_k = normalize(P_in[in_k] + P_out[out_k] + 0.1 xi_k)`` with Gaussian prototypes, tool ids
+    shuffled; ``round(unseen_frac * n_tools)`` random tools are marked unseen.
+
+    Paper: T. Huang, S. Shang, Q. Chen, X. Su, Y. Chen, "Tools as Continuous Flow for Evolving Agentic
+    Reasoning" (FlowAgent), arXiv:2605.07339 (abstract only).
+
+    Args:
+      key: PRNG key.
+      n_types: int >= 3, the number of types ``T``.
+      n_tools: int >= ``n_types``, the number of tools ``M``.
+      dim: int >= 2, the embedding dimension ``D``.
+      unseen_frac: float in [0, 1], the fraction of unseen tools.
+
+    Returns:
+      A :class:`ToolWorld`.
+
+    Raises:
+      TypeError: ``n_types``, ``n_tools`` or ``dim`` is not an int.
+      ValueError: ``n_types < 3``, ``n_tools < n_types``, ``dim < 2`` or ``unseen_frac`` outside [0, 1].
+
+    Example:
+      >>> import jax
+      >>> from jaxlab.generative.flow_agent import make_tool_world, reference_plan
+      >>> world = make_tool_world(jax.random.key(0), n_types=4, n_tools=8, dim=4)
+      >>> world.emb.shape, world.n_types
+      ((8, 4), 4)
+      >>> tools, length = reference_plan(world, 0, 2, K=4)  # a shortest chain of typed tools from type 0 to 2
+      >>> tools.shape, int(length) >= 1
+      ((4,), True)
+    """
     n_types = check_int(n_types, "n_types", min_value=3)
     n_tools = check_int(n_tools, "n_tools", min_value=n_types)
     dim = check_int(dim, "dim", min_value=2)
@@ -110,8 +168,23 @@ def _check_type(world: ToolWorld, value: Any, name: str) -> Array:
 
 
 def shortest_plans(world: ToolWorld, avail: Bool[Array, " M"]) -> tuple[Array, Array]:
-    """Bellman-Ford on the available tools: ``dist (T, T)`` (number of tools; ``2^20`` if unreachable) and
-    ``next_tool (T, T)`` (lowest-index first tool of a shortest plan; -1 when ``s = g`` or unreachable)."""
+    """Shortest plans over the available tools by Bellman-Ford (``T - 1`` relaxations).
+
+    ``dist[s, g]`` is the number of tools of a shortest plan from type ``s`` to ``g`` and ``next_tool[s, g]`` the
+    lowest-index available tool that starts one (breadth-first tie-breaking).
+
+    Args:
+      world: the :class:`ToolWorld`.
+      avail: ``(M,)`` bool array of available tools.
+
+    Returns:
+      ``(dist, next_tool)``: two ``(T, T)`` int32 arrays; ``dist`` is ``2^20`` where ``g`` is unreachable and
+      ``next_tool`` is -1 where ``s = g`` or ``g`` is unreachable.
+
+    Raises:
+      TypeError: ``avail`` is not a bool array.
+      ValueError: ``avail`` not of shape ``(M,)``.
+    """
     avail = _check_avail(world, avail)
     T, M = world.n_types, world.n_tools
 
@@ -133,9 +206,25 @@ def shortest_plans(world: ToolWorld, avail: Bool[Array, " M"]) -> tuple[Array, A
 
 def reference_plan(world: ToolWorld, s: Any, g: Any, K: int, avail: Bool[Array, " M"] | None = None
                    ) -> tuple[Array, Array]:
-    """The BFS-shortest plan from type ``s`` to ``g`` over ``avail`` (default: every tool), -1 padded to
-    ``K``; ``length`` = its number of tools (``-1`` if ``g`` is unreachable; may exceed ``K``, the plan is
-    then cut to ``K`` tools)."""
+    """The breadth-first shortest plan from type ``s`` to ``g`` over ``avail`` (the reference plans of training and
+    evaluation), -1 padded to ``K`` tools.
+
+    Args:
+      world: the :class:`ToolWorld`.
+      s: int scalar, the start type in ``[0, T)``.
+      g: int scalar, the goal type in ``[0, T)``.
+      K: int >= 1, the plan length.
+      avail: optional ``(M,)`` bool array of available tools (default: all).
+
+    Returns:
+      ``(tools, length)``: the ``(K,)`` int32 plan (cut to ``K`` tools when longer) and its int32 scalar length
+      (the number of tools of a shortest plan, possibly more than ``K``; -1 if ``g`` is unreachable).
+
+    Raises:
+      TypeError: ``s`` or ``g`` not an int scalar, ``K`` not an int, or ``avail`` not bool.
+      ValueError: ``K < 1``; ``s`` or ``g`` outside ``[0, T)`` (under ``jit``: a run-time error); ``avail`` of the
+        wrong shape.
+    """
     K = check_int(K, "K", min_value=1)
     s, g = _check_type(world, s, "s"), _check_type(world, g, "g")
     avail = jnp.ones(world.n_tools, bool) if avail is None else _check_avail(world, avail)
@@ -159,7 +248,21 @@ def _check_tools(world: ToolWorld, tools: Any, K: int) -> Array:
 
 
 def encode_plan(world: ToolWorld, tools: Int[Array, " n"], K: int) -> Float[Array, "K D"]:
-    """``tau = [e_k1, ..., e_kn, e_stop, ...]``: the waypoints of a plan (-1 entries are STOP), shape (K, D)."""
+    """Trajectory of a plan: ``tau = [e_k1, ..., e_kn, e_stop, ..., e_stop]``, the -1 entries (and the padding up to
+    ``K``) encoded as STOP (module docstring).
+
+    Args:
+      world: the :class:`ToolWorld`.
+      tools: ``(n,)`` int array of tool ids (``n <= K``; -1 = STOP).
+      K: int >= 1, the trajectory length.
+
+    Returns:
+      ``(K, D)`` float array of waypoints.
+
+    Raises:
+      TypeError: ``tools`` not an int array, or ``K`` not an int.
+      ValueError: ``K < 1``, ``tools`` not 1-d, longer than ``K``, or with an entry outside ``[-1, M)``.
+    """
     K = check_int(K, "K", min_value=1)
     tools = _check_tools(world, tools, K)
     return jnp.where((tools >= 0)[:, None], world.emb[jnp.maximum(tools, 0)], world.stop)
@@ -167,9 +270,28 @@ def encode_plan(world: ToolWorld, tools: Int[Array, " n"], K: int) -> Float[Arra
 
 def decode_trajectory(tau: Float[Array, "K D"], world: ToolWorld, avail: Bool[Array, " M"], *,
                       repair: bool = False, z: Any = None) -> Int[Array, " K"]:
-    """Tools of a trajectory (-1 padded): nearest available tool or STOP by cosine per waypoint, cut at the
-    first STOP, consecutive repeats collapsed; ``repair`` (needs the start type ``z``) replaces every
-    type-incompatible step by the best-scoring compatible available tool (the plan ends where none exists)."""
+    """Tools of a trajectory by cosine proximity (module docstring).
+
+    Per waypoint, the available tool of highest cosine to it, or STOP when ``cos(tau_i, e_stop)`` is at least
+    as high; the plan is cut at the first STOP and consecutive repeats collapse. With ``repair`` every step whose
+    input type is not the current type ``z`` is replaced by the compatible available tool of highest cosine score,
+    and the plan ends where no compatible tool exists.
+
+    Args:
+      tau: ``(K, D)`` float array of waypoints.
+      world: the :class:`ToolWorld`.
+      avail: ``(M,)`` bool array of available tools.
+      repair: type-repair the plan (needs ``z``).
+      z: int scalar, the start type (with ``repair``).
+
+    Returns:
+      ``(K,)`` int32 plan, -1 padded.
+
+    Raises:
+      TypeError: a non-float ``tau``, ``avail`` not bool, or ``z`` not an int.
+      ValueError: ``tau`` not ``(K, D)``; ``avail`` of the wrong shape; ``repair`` without ``z``; ``z`` outside
+        ``[0, T)``.
+    """
     tau = as_array(tau, "tau", ndim=2)
     if tau.shape[1] != world.dim:
         raise ValueError(f"tau must have shape (K, {world.dim}), got shape {tau.shape}")
@@ -201,8 +323,22 @@ def decode_trajectory(tau: Float[Array, "K D"], world: ToolWorld, avail: Bool[Ar
 
 
 def task_condition(world: ToolWorld, s: Any, g: Any, avail: Bool[Array, " M"]) -> Float[Array, " C"]:
-    """``c = [P_in[s] | P_out[g] | avail_summary]``, ``avail_summary = sum_k (1 - avail_k) e_k / sqrt(M)``
-    **[chosen]** (the semantic direction of the unavailable tools), size ``3 D``."""
+    """The task condition ``c = [P_in[s] | P_out[g] | avail_summary]`` with
+    ``avail_summary = sum_k (1 - avail_k) e_k / sqrt(M)`` **[chosen]** (the direction of the unavailable tools).
+
+    Args:
+      world: the :class:`ToolWorld`.
+      s: int scalar, the current type in ``[0, T)``.
+      g: int scalar, the goal type in ``[0, T)``.
+      avail: ``(M,)`` bool array of available tools.
+
+    Returns:
+      ``(3 D,)`` float array.
+
+    Raises:
+      TypeError: ``s`` or ``g`` not an int scalar, or ``avail`` not bool.
+      ValueError: ``s`` or ``g`` outside ``[0, T)``, or ``avail`` of the wrong shape.
+    """
     s, g = _check_type(world, s, "s"), _check_type(world, g, "g")
     avail = _check_avail(world, avail)
     summary = jnp.sum(jnp.where(avail[:, None], 0.0, world.emb), axis=0) / np.sqrt(world.n_tools)
@@ -210,7 +346,15 @@ def task_condition(world: ToolWorld, s: Any, g: Any, avail: Bool[Array, " M"]) -
 
 
 class Tasks(NamedTuple):
-    """Training examples: task ``(s, g)``, availability, BFS reference plan over the seen available tools."""
+    """Training examples: tasks ``(s, g)`` with their availability and reference plan (``N`` rows).
+
+    Attributes:
+      s: ``(N,)`` int array of start types.
+      g: ``(N,)`` int array of goal types.
+      avail: ``(N, M)`` bool array of available tools.
+      tools: ``(N, K)`` int32 array of reference plans over the *seen* available tools, -1 padded.
+      length: ``(N,)`` int32 array of reference plan lengths.
+    """
 
     s: Array
     g: Array
@@ -221,9 +365,26 @@ class Tasks(NamedTuple):
 
 def training_tasks(key: Any, world: ToolWorld, n: int, *, K: int = K_DEFAULT, n_max: int = N_MAX,
                    p_drop: float = 0.1) -> Tasks:
-    """Sample ``n`` tasks ``s != g`` with replacement, each with every tool dropped with probability ``p_drop``
-    **[chosen]** (so that re-planning states are in the data); the reference plan uses the *seen* available
-    tools only. Keeps the tasks with ``1 <= length <= n_max`` (so fewer than ``n`` come back)."""
+    """Sample training tasks **[chosen]**: ``n`` pairs ``s != g`` with replacement, each tool dropped with
+    probability ``p_drop`` (so that re-planning states are in the data), the reference plan over the *seen*
+    available tools. Only the tasks with ``1 <= length <= n_max`` are kept, so fewer than ``n`` come back. Eager
+    (the number of rows depends on the draw).
+
+    Args:
+      key: PRNG key.
+      world: the :class:`ToolWorld`.
+      n: int >= 1, the number of tasks drawn.
+      K: int >= 1, the plan length.
+      n_max: int in ``[1, K]``, the longest reference plan kept.
+      p_drop: float in [0, 1], the probability that a tool is unavailable.
+
+    Returns:
+      :class:`Tasks` with ``N <= n`` rows.
+
+    Raises:
+      TypeError: ``n``, ``K`` or ``n_max`` is not an int.
+      ValueError: ``n < 1``, ``K < 1``, ``n_max`` outside ``[1, K]`` or ``p_drop`` outside [0, 1].
+    """
     n = check_int(n, "n", min_value=1)
     K = check_int(K, "K", min_value=1)
     n_max = check_int(n_max, "n_max", min_value=1, max_value=K)

@@ -6,6 +6,11 @@ Flow", arXiv:2209.03003; P. Esser et al., "Scaling Rectified Flow Transformers f
 (MM-DiT), arXiv:2403.03206; "SemanticFlow: Tuning-Free Customization with Semantic Perception and Energy-Guided
 Rectification" (2026, abstract only).
 
+Rectified flow and MM-DiT follow their papers. SemanticFlow is reconstructed from its abstract: its probes,
+response maps, energy and rectification are **[chosen]** concrete forms of the abstract's "semantic token streams
+as run-time probes" and "energy-guided rectification", built from prior training-free guidance work and measured
+on a toy customization task; :mod:`.guidance`'s docstring says what was reconstructed and how.
+
 Modules: :mod:`.rectified_flow` (RF loss, schedules, the Euler/diffrax samplers and the trainer), :mod:`.mmdit`
 (joint attention and the tiny MM-DiT), :mod:`.guidance` (probes, response maps, the energy and the guided
 sampler) and :mod:`.shapes` (the toy customization task, its metrics and the MM-DiT training on it).

@@ -2,19 +2,21 @@
 
 F1: Euler on the analytic Gaussian velocity (N = 1, 4, 100 and the 1/N error constant), the SD3/FLUX schedule
 values, RF <-> CFM conventions (through the flow-matching wrappers) and joint-attention
-identities. SemanticFlow (paper text not available; the method is the spec's reconstruction): read-only probes,
+identities. SemanticFlow (paper text not available; the method is our reconstruction from the abstract, see
+:mod:`jaxlab.generative.semantic_flow.guidance`): read-only probes,
 exact reduction with guidance off, energy descent of a rectification step, response maps on the simplex (quick,
 on a small random TinyMMDiT), then on a TinyMMDiT trained on the toy customization task (not quick): perception
 of the POS word and the effect of guidance on 256 unseen-concept prompts.
 
-Trained-model budget **[reduced from the spec's 3,000 x 128 for a 2-core CPU]**: ``train_tiny_mmdit`` with
+Trained-model budget **[chosen]**, reduced from ``train_tiny_mmdit``'s defaults (3,000 steps x 128) for a 2-core CPU:
+``train_tiny_mmdit`` with
 ``STEPS`` AdamW steps (lr ``LR``, clipping 1.0) of batch ``BATCH``; 20 Euler steps for sampling. ``jaxlab verify``
 enables x64, so this model is created and trained in float64 (a float32 run of the same budget came out weaker:
 plain prompt alignment 0.18 instead of 0.77, so the toy is still under-trained at this budget).
 
-Claim (a).4-5 is measured at the spec's default guidance (``eta0 = 0.5``, ``rho = 0.3``) and does not reproduce
-the paper's direction: guidance lowers the energy but moves the latent off the data manifold (alignment and
-fidelity both drop). It is kept as the spec states it, failing, rather than re-tuned until it passes.
+Claim (a).4-5 is measured at the default guidance (``eta0 = 0.5``, ``rho = 0.3``, chosen before measuring) and does
+not reproduce the paper's direction: guidance lowers the energy but moves the latent off the data manifold
+(alignment and fidelity both drop). It is kept as stated, failing, rather than re-tuned until it passes.
 """
 
 from __future__ import annotations
@@ -145,7 +147,8 @@ def guidance_off_exact_and_small_steps_descend() -> ClaimResult:
     eta0 = 1e-3 each rectification lowers the energy that was differentiated (masks held at the step's values,
     as their stop-gradient makes them constants). Measured = fraction of (sample, sigma) pairs with
     E_after <= E_before over 8 prompts x sigma in {1.0, 0.9, 0.8} (>= 0.95). Details: the fraction when the soft
-    masks are recomputed after the step (the spec's literal reading; masks move with x, so it can differ)."""
+    masks are recomputed after the step (the literal reading of "energy after the step"; masks move with x, so it can
+differ)."""
     model, data, probes = _random_setup()
     sig = rf.make_sigmas(10)
     x0 = jax.random.normal(jax.random.key(4), (8, 16, 16, 3))
@@ -196,7 +199,7 @@ def _test_data():
 def pos_word_probe_finds_its_anchor() -> ClaimResult:
     """(a).4-4: on the trained TinyMMDiT, for 256 test prompts with unseen concepts, noised targets at
     sigma ~ U[0.5, 0.8]: the argmax of the POS-word probe's aggregated response lies in the POS anchor cell
-    (the 2x2 tokens overlapping its window; chance 0.25). Measured = that fraction (spec: >= 0.70)."""
+    (the 2x2 tokens overlapping its window; chance 0.25). Measured = that fraction (threshold **[chosen]**: >= 0.70)."""
     model, data = _trained(), _test_data()
     probes = _probes(model, data)
     k1, k2 = jax.random.split(jax.random.key(7))

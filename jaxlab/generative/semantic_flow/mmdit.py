@@ -18,12 +18,12 @@ sees a probe key. The real tokens' attention is computed exactly as without prob
 separate softmax), so the velocity is unchanged bit for bit. The probe response map of block ``b``, head ``h``:
 ``R_p = softmax_i(q_p . k_{x,i} / sqrt(d_h))`` over the image tokens only.
 
-TinyMMDiT **[chosen]** (spec (a).3): 16x16x3 images, patch 4 (Nx = 16 tokens of 48 values), 8 prompt tokens
-from a 24-word vocabulary (pooled = mean of the non-pad embeddings), a clean reference image patchified into its
-own stream (Nr = 16, own positional embedding), width 64, 4 heads, 3 double-stream blocks, learned positional
-embeddings, adaLN-zero initialisation (DiT; ``zero_init=False`` gives a random, non-trivial network for
-tests and timing), no positional rotation (so joint attention is permutation
-equivariant within a stream apart from the learned positional embeddings).
+TinyMMDiT defaults **[chosen]** (sized for a 2-core CPU): 16x16x3 images, patch 4 (Nx = 16 tokens of 48 values), 8
+prompt tokens from a 24-word vocabulary (pooled = mean of the non-pad embeddings), a clean reference image
+patchified into its own stream (Nr = 16, own positional embedding), width 64, 4 heads, 3 double-stream blocks,
+learned positional embeddings, adaLN-zero initialisation (DiT; ``zero_init=False`` gives a random, non-trivial
+network for tests and timing), no positional rotation (so joint attention is permutation equivariant within a stream
+apart from the learned positional embeddings).
 
 The token projections are one bilinear primitive (see ``_dense``) whose transpose rules choose the orientation
 of the weight-gradient product; every transformation (grad, jvp, vmap in either order, remat) equals plain
@@ -72,9 +72,31 @@ def _attend(q, k, v, mask=None):
 def joint_attention(q_c, k_c, v_c, q_x, k_x, v_x, *, key_mask=None):
     """MM-DiT joint attention of a text stream (``Nc`` tokens) and an image stream (``Nx`` tokens).
 
-    All inputs are ``(N, heads, head_dim)``; ``key_mask`` is ``None``, ``(Nc+Nx,)`` (keys visible to every
-    query) or ``(Nc+Nx, Nc+Nx)`` (query x key), True = visible. Returns ``(o_c (Nc,H,dh), o_x (Nx,H,dh),
-    attn_probs (H, Nc+Nx, Nc+Nx))``. With ``Nc = 0`` this is ordinary self-attention of the image stream."""
+    Paper: P. Esser et al., "Scaling Rectified Flow Transformers for High-Resolution Image Synthesis",
+    arXiv:2403.03206.
+
+    ``O = softmax([Q_c; Q_x] [K_c; K_x]^T / sqrt(d_h)) [V_c; V_x]`` per head, over all ``N = Nc + Nx`` keys, split
+    back to the streams. With ``Nc = 0`` it is ordinary self-attention of the image stream. A query whose keys are
+    all masked gets NaN.
+
+    Args:
+      q_c: ``(Nc, H, d_h)`` float array, the text queries.
+      k_c: ``(Nc, H, d_h)`` float array, the text keys.
+      v_c: ``(Nc, H, d_h)`` float array, the text values.
+      q_x: ``(Nx, H, d_h)`` float array, the image queries.
+      k_x: ``(Nx, H, d_h)`` float array, the image keys.
+      v_x: ``(Nx, H, d_h)`` float array, the image values.
+      key_mask: optional bool array, ``(N,)`` (keys visible to every query) or ``(N, N)`` (query x key); True =
+        visible.
+
+    Returns:
+      ``(o_c, o_x, probs)``: ``(Nc, H, d_h)`` and ``(Nx, H, d_h)`` float outputs and the ``(H, N, N)`` attention
+      probabilities.
+
+    Raises:
+      ValueError: an input not 3-d or not floating, mismatched heads or head dimensions, different token counts
+        within a stream, or a ``key_mask`` that is not bool of shape ``(N,)`` or ``(N, N)``.
+    """
     _check_heads("joint_attention inputs", [q_c, k_c, v_c, q_x, k_x, v_x])
     nc, nx = q_c.shape[0], q_x.shape[0]
     if k_c.shape[0] != nc or v_c.shape[0] != nc or k_x.shape[0] != nx or v_x.shape[0] != nx:
@@ -91,7 +113,18 @@ def joint_attention(q_c, k_c, v_c, q_x, k_x, v_x, *, key_mask=None):
 
 
 def patchify(img, patch: int):
-    """(H, W, C) image -> (H/p * W/p, p*p*C) tokens, row-major over patches."""
+    """Split an image into non-overlapping ``patch x patch`` tokens, row-major over the patches.
+
+    Args:
+      img: ``(H, W, C)`` array.
+      patch: int, the patch side (dividing ``H`` and ``W``).
+
+    Returns:
+      ``(H/p W/p, p p C)`` array of ``img``'s dtype.
+
+    Raises:
+      ValueError: ``H`` or ``W`` not divisible by ``patch``.
+    """
     h, w, c = img.shape
     if h % patch or w % patch:
         raise ValueError(f"image side must be divisible by the patch size {patch}, got image shape {img.shape}")
@@ -100,7 +133,17 @@ def patchify(img, patch: int):
 
 
 def unpatchify(tokens, patch: int, side: int, channels: int):
-    """Inverse of :func:`patchify` for a square ``side x side`` image."""
+    """The inverse of :func:`patchify` for a square ``side x side`` image.
+
+    Args:
+      tokens: ``((side/p)^2, p p channels)`` array.
+      patch: int, the patch side ``p``.
+      side: int, the image side.
+      channels: int, the number of channels.
+
+    Returns:
+      ``(side, side, channels)`` array of ``tokens``' dtype.
+    """
     g = side // patch
     t = tokens.reshape(g, g, patch, patch, channels).transpose(0, 2, 1, 3, 4)
     return t.reshape(side, side, channels)
@@ -215,12 +258,31 @@ class _Stream(eqx.Module):
 
 
 class MMDiTBlock(eqx.Module):
-    """A double-stream MM-DiT block over ``len(streams)`` token streams (joint attention, per-stream weights).
+    """A double-stream MM-DiT block over ``n_streams`` token streams: joint attention with per-stream weights.
 
-    ``__call__(hs, y, probes=None, probe_stream=None, image_stream=1)``: ``hs`` a tuple of ``(N_s, width)``
-    stream states, ``y`` the ``(width,)`` conditioning vector; optional read-only ``probes`` ``(P, width)``
-    processed with the weights of stream ``probe_stream[p]``. Returns ``(hs', probes', responses)`` with
-    ``responses (H, P, N_image)`` (``None`` without probes)."""
+    Paper: P. Esser et al., "Scaling Rectified Flow Transformers for High-Resolution Image Synthesis",
+    arXiv:2403.03206 (module docstring).
+
+    Every stream ``s`` has its own adaLN modulation ``(shift1, scale1, gate1, shift2, scale2, gate2) = W_s SiLU(y)``,
+    QKV and output projections and GELU MLP; ``h <- h + gate1 W_o Attn(LN(h)(1 + scale1) + shift1)``,
+    ``h <- h + gate2 MLP(LN(h)(1 + scale2) + shift2)``.
+
+    Args:
+      key: PRNG key (initialisation).
+      width: int, the token width (divisible by ``heads``).
+      heads: int, the number of attention heads.
+      n_streams: int, the number of streams.
+      mlp_ratio: int, the MLP hidden width as a multiple of ``width``.
+      qk_norm: RMS-normalise queries and keys per head (learned scale).
+      zero_init: adaLN-zero initialisation (the modulation starts at 0, so the block starts as the identity).
+
+    Attributes:
+      streams: the per-stream weights, one per stream.
+      heads: int, the number of attention heads (static).
+
+    Raises:
+      ValueError: ``width`` not divisible by ``heads``.
+    """
 
     streams: tuple[_Stream, ...]
     heads: int = eqx.field(static=True)
@@ -234,6 +296,22 @@ class MMDiTBlock(eqx.Module):
         self.heads = heads
 
     def __call__(self, hs, y, probes=None, probe_stream=None, image_stream: int = 1):
+        """Apply the block to the streams, with optional read-only probes.
+
+        A probe ``p`` is processed with the weights of stream ``probe_stream[p]``; it attends to every real key and to
+        the probes, and no real query sees a probe key, so the real outputs equal those without probes.
+
+        Args:
+          hs: tuple of ``(N_s, width)`` float arrays, the stream states.
+          y: ``(width,)`` float array, the conditioning vector.
+          probes: optional ``(P, width)`` float array of probe states.
+          probe_stream: ``(P,)`` int array, the stream index of each probe (with ``probes``).
+          image_stream: int, the index of the image stream (the keys of the probe responses).
+
+        Returns:
+          ``(hs, probes, responses)``: the new stream states, the new probe states and the ``(H, P, N_image)`` probe
+          responses ``softmax_i(q_p . k_{image,i} / sqrt(d_h))`` (both None without probes).
+        """
         pre = [s.pre(h, y, self.heads) for s, h in zip(self.streams, hs, strict=True)]
         sizes = [h.shape[0] for h in hs]
         q, k, v = (jnp.concatenate([p[j] for p in pre]) for j in range(3))
@@ -269,11 +347,54 @@ def _sincos(sigma, dim: int):
 
 
 class TinyMMDiT(eqx.Module):
-    """Tiny MM-DiT velocity model ``v_theta(x, sigma, cond)`` with text, image and (optional) reference streams.
+    """A tiny MM-DiT velocity model ``v_theta(x, sigma, cond)`` with text, image and (optional) reference streams.
 
-    ``model(x, sigma, cond)``: ``x (side, side, channels)``, scalar ``sigma``, ``cond = tokens (text_len,)`` int or
-    ``(tokens, ref (side, side, channels))`` when ``use_ref``. Returns the velocity, same shape as ``x``.
-    :meth:`forward` additionally carries read-only probes and can stop after ``n_blocks`` blocks.
+    MM-DiT at toy size (module docstring). Paper: P. Esser et al., "Scaling Rectified Flow Transformers for
+    High-Resolution Image Synthesis", arXiv:2403.03206.
+
+    ``model(x, sigma, cond)``: ``x`` of shape ``(side, side, channels)``, scalar ``sigma``, ``cond`` the int tokens
+    ``(text_len,)`` or, with ``use_ref``, ``(tokens, ref (side, side, channels))``; returns the velocity of ``x``'s
+    shape. :meth:`forward` also carries read-only probes and can stop after ``n_blocks`` blocks. The conditioning
+    vector is ``y = MLP(sincos(1000 sigma)) + W_pool mean(non-pad token embeddings)``.
+
+    Args:
+      key: PRNG key (initialisation).
+      side: int >= 1, the image side (divisible by ``patch``).
+      channels: int >= 1, the image channels.
+      patch: int >= 1, the patch side.
+      width: int >= 1, the token width.
+      heads: int >= 1, the attention heads (dividing ``width``).
+      depth: int >= 1, the number of MM-DiT blocks.
+      vocab: int >= 1, the vocabulary size (token 0 is padding).
+      text_len: int >= 1, the prompt length.
+      use_ref: add a reference-image stream.
+      mlp_ratio: int, the MLP width as a multiple of ``width``.
+      qk_norm: RMS-normalise queries and keys.
+      zero_init: adaLN-zero initialisation (``False``: a random, non-trivial network for tests and timing).
+
+    Attributes:
+      img_in: the image patch embedding ``p p C -> width``.
+      ref_in: the reference patch embedding (None without ``use_ref``).
+      tok_emb: ``(vocab, width)`` float array of token embeddings.
+      pos_txt: ``(text_len, width)`` float array of text positions.
+      pos_img: ``(Nx, width)`` float array of image positions.
+      pos_ref: ``(Nx, width)`` float array of reference positions (None without ``use_ref``).
+      t_mlp1: the first layer of the noise-level MLP.
+      t_mlp2: the second layer of the noise-level MLP.
+      pool: the projection of the pooled prompt embedding.
+      blocks: the ``depth`` :class:`MMDiTBlock` s.
+      final_mod: the final adaLN modulation ``width -> 2 width``.
+      final: the output projection ``width -> p p C``.
+      side: int, the image side (static).
+      channels: int, the image channels (static).
+      patch: int, the patch side (static).
+      width: int, the token width (static).
+      text_len: int, the prompt length (static).
+      vocab: int, the vocabulary size (static).
+
+    Raises:
+      TypeError: an int argument that is not an int.
+      ValueError: an int argument < 1, or ``side`` not divisible by ``patch``.
     """
 
     img_in: eqx.nn.Linear
@@ -323,10 +444,20 @@ class TinyMMDiT(eqx.Module):
 
     @property
     def use_ref(self) -> bool:
+        """Whether the model has a reference-image stream.
+
+        Returns:
+          bool.
+        """
         return self.ref_in is not None
 
     @property
     def n_img(self) -> int:
+        """The number of image tokens ``Nx = (side / patch)^2``.
+
+        Returns:
+          int.
+        """
         return (self.side // self.patch) ** 2
 
     def _split_cond(self, cond):
@@ -344,7 +475,21 @@ class TinyMMDiT(eqx.Module):
         return tokens, ref
 
     def embed(self, x, sigma, tokens, ref=None):
-        """Initial stream states ``(text, image[, ref])`` and the conditioning vector ``y``."""
+        """Initial stream states and the conditioning vector.
+
+        Args:
+          x: ``(side, side, channels)`` float array, the noisy image.
+          sigma: float scalar, the noise level.
+          tokens: ``(text_len,)`` int array, the prompt.
+          ref: ``(side, side, channels)`` float array, the reference image (with ``use_ref``).
+
+        Returns:
+          ``(hs, y)``: the tuple of ``(N_s, width)`` stream states (text, image[, reference]) and the ``(width,)``
+          conditioning vector.
+
+        Raises:
+          ValueError: ``x`` of the wrong shape.
+        """
         if jnp.shape(x) != (self.side, self.side, self.channels):
             raise ValueError(f"x must have shape {(self.side, self.side, self.channels)}, got {jnp.shape(x)}")
         tok = self.tok_emb[tokens]
@@ -358,13 +503,35 @@ class TinyMMDiT(eqx.Module):
         return tuple(hs), y
 
     def ref_token_states(self, ref):
-        """Initial reference-stream states of a ``(side, side, channels)`` reference image (Nr, width)."""
+        """Initial reference-stream states of a reference image (patch embedding plus reference positions).
+
+        Args:
+          ref: ``(side, side, channels)`` float array.
+
+        Returns:
+          ``(Nx, width)`` float array.
+        """
         return _dense(self.ref_in, patchify(ref, self.patch)) + self.pos_ref
 
     def forward(self, x, sigma, cond, probes=None, probe_stream=None, n_blocks: int | None = None):
-        """Run the model with optional read-only probes ``(P, width)`` (stream index per probe in
-        ``probe_stream``, 0 = text, 2 = reference). Returns ``(v or None, responses (n_blocks, H, P, Nx) or
-        None)``; with ``n_blocks`` < depth the velocity head is skipped (``v = None``)."""
+        """Run the model with optional read-only probes.
+
+        Args:
+          x: ``(side, side, channels)`` float array, the noisy image.
+          sigma: float scalar, the noise level.
+          cond: the int tokens ``(text_len,)``, or ``(tokens, ref)`` with ``use_ref``.
+          probes: optional ``(P, width)`` float array of probe states.
+          probe_stream: ``(P,)`` int array, the model stream of each probe (0 = text, 2 = reference).
+          n_blocks: run only the first ``n_blocks`` blocks (None: all).
+
+        Returns:
+          ``(v, responses)``: the ``(side, side, channels)`` velocity (None when ``n_blocks`` < depth) and the
+          ``(n_blocks, H, P, Nx)`` probe responses (None without probes).
+
+        Raises:
+          ValueError: ``cond`` of the wrong structure, tokens not ``(text_len,)`` ints, or ``x``/``ref`` of the wrong
+            shape.
+        """
         tokens, ref = self._split_cond(cond)
         hs, y = self.embed(x, sigma, tokens, ref)
         depth = len(self.blocks) if n_blocks is None else n_blocks
@@ -380,4 +547,17 @@ class TinyMMDiT(eqx.Module):
         return unpatchify(out, self.patch, self.side, self.channels), responses
 
     def __call__(self, x, sigma, cond):
+        """The velocity ``v_theta(x, sigma, cond)`` (:meth:`forward` without probes).
+
+        Args:
+          x: ``(side, side, channels)`` float array, the noisy image.
+          sigma: float scalar, the noise level.
+          cond: the int tokens ``(text_len,)``, or ``(tokens, ref)`` with ``use_ref``.
+
+        Returns:
+          ``(side, side, channels)`` float array.
+
+        Raises:
+          ValueError: as :meth:`forward`.
+        """
         return self.forward(x, sigma, cond)[0]

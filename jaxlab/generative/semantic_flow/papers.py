@@ -35,7 +35,7 @@ register_paper(SD3, """
 register_paper(SEMANTICFLOW, """
 @misc{semanticflow2026,
   title = {SemanticFlow: Tuning-Free Customization with Semantic Perception and Energy-Guided Rectification},
-  note = {2026; known only through its abstract (authors, arXiv id and code not located); the spec reconstructs the
+  note = {2026; known only through its abstract (authors, arXiv id and code not located); jaxlab reconstructs the
           method from the abstract and prior training-free guidance work},
   year = {2026},
 }""")

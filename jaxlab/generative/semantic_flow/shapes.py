@@ -4,14 +4,13 @@ Paper: "SemanticFlow: Tuning-Free Customization with Semantic Perception and Ene
 known only through its abstract; the task is a **[chosen]** reconstruction (the method is in
 :mod:`jaxlab.generative.semantic_flow.guidance`).
 
-Toy customization task **[chosen]** (spec (a).3): 16x16x3 images in [-1, 1] on a grey (0) background; a
-"concept" is a 5x5 two-colour texture (horizontal/vertical stripes or checker, colours uniform in [-1, 1]^3,
-so every test concept is an unseen combination) that no word describes; prompts
-``<concept> POS [and COLOR SHAPE POS2]`` (8 tokens), the reference shows the texture at the centre anchor, the
-target at anchor POS of a 3x3 grid (5x5 windows at offsets 1, 6, 11); second objects are 5x5 squares, disks or
-crosses in one of 6 palette colours. Metrics: prompt alignment (concept window at POS is the best match among the
-9 anchors, and the second object's foreground mean colour is nearest to COLOR) and concept fidelity
-``1 - MSE(window at POS, texture)/4``.
+Toy customization task **[chosen]** (sized for a 2-core CPU): 16x16x3 images in [-1, 1] on a grey (0) background; a
+"concept" is a 5x5 two-colour texture (horizontal/vertical stripes or checker, colours uniform in [-1, 1]^3, so every
+test concept is an unseen combination) that no word describes; prompts ``<concept> POS [and COLOR SHAPE POS2]`` (8
+tokens), the reference shows the texture at the centre anchor, the target at anchor POS of a 3x3 grid (5x5 windows at
+offsets 1, 6, 11); second objects are 5x5 squares, disks or crosses in one of 6 palette colours. Metrics: prompt
+alignment (concept window at POS is the best match among the 9 anchors, and the second object's foreground mean colour
+is nearest to COLOR) and concept fidelity ``1 - MSE(window at POS, texture)/4``.
 """
 
 from __future__ import annotations
@@ -104,9 +103,27 @@ def _one_example(key, concept: bool, p_second: float):
 
 
 def make_shapes_batch(key, n: int, *, concept: bool = True, p_second: float = 0.5) -> dict:
-    """``n`` toy customization examples: ``images (n,16,16,3)``, ``tokens (n,8)``, ``ref (n,16,16,3)``,
-    ``pos (n,)`` and ``meta`` (``pos, has2, color2, shape2, pos2, texture (n,5,5,3)``). With ``concept=False``
-    the first object is a described ``COLOR SHAPE`` and the reference is blank."""
+    """``n`` examples of the toy customization task **[chosen]** (module docstring).
+
+    With ``concept=True`` the first object is an undescribed 5x5 texture shown in the reference; with
+    ``concept=False`` it is a described ``COLOR SHAPE`` and the reference is blank. Each example has a second
+    object with probability ``p_second``. jit-compiled once per ``(n, concept, p_second)``.
+
+    Args:
+      key: PRNG key.
+      n: int >= 1, the number of examples.
+      concept: concept prompts (True) or described-shape prompts (False).
+      p_second: float in [0, 1], the probability of a second object.
+
+    Returns:
+      A dict: ``"images"`` ``(n, 16, 16, 3)`` float32 in [-1, 1], ``"tokens"`` ``(n, 8)`` int32, ``"ref"``
+      ``(n, 16, 16, 3)`` float32, ``"pos"`` ``(n,)`` int32 (the anchor of the first object) and ``"meta"``, a dict
+      of ``(n,)`` arrays ``pos``, ``has2``, ``color2``, ``shape2``, ``pos2`` and the ``(n, 5, 5, 3)`` ``texture``.
+
+    Raises:
+      TypeError: ``n`` is not an int.
+      ValueError: ``n < 1`` or ``p_second`` outside [0, 1].
+    """
     n = check_int(n, "n", min_value=1)
     check_in_range(p_second, "p_second", 0.0, 1.0)
     return _shapes_batch(key, n, bool(concept), float(p_second))
@@ -119,8 +136,16 @@ def _shapes_batch(key, n: int, concept: bool, p_second: float) -> dict:
 
 
 def anchor_token_mask(pos, patch: int = 4):
-    """``(Nx,)`` mask of the ``patch x patch`` tokens of a 16x16 image that overlap the 5x5 window of anchor
-    ``pos`` (a 2x2 block of tokens for patch 4: chance level of a uniformly random token is 4/16)."""
+    """The image tokens of a 16x16 image (``patch x patch`` tokens) that overlap the 5x5 window of anchor ``pos``: a
+    2x2 block for patch 4, so a uniformly random token lands in it with probability 4/16.
+
+    Args:
+      pos: int scalar in ``[0, 9)``, the anchor (row-major over the 3x3 grid; not checked).
+      patch: int, the patch side (dividing 16).
+
+    Returns:
+      ``(Nx,)`` bool array, ``Nx = (16 / patch)^2``.
+    """
     g = SIDE // patch
     lo = jnp.arange(g) * patch
     a = jnp.asarray(ANCHORS)
@@ -130,7 +155,17 @@ def anchor_token_mask(pos, patch: int = 4):
 
 
 def anchor_windows(images):
-    """The nine 5x5 anchor windows of ``images (B,16,16,3)``: ``(B, 9, 5, 5, 3)``."""
+    """The nine 5x5 anchor windows (offsets 1, 6, 11 per axis, row-major) of a batch of 16x16 images.
+
+    Args:
+      images: ``(B, 16, 16, 3)`` array.
+
+    Returns:
+      ``(B, 9, 5, 5, 3)`` array.
+
+    Raises:
+      ValueError: ``images`` not of shape ``(B, 16, 16, 3)``.
+    """
     images = jnp.asarray(images)
     if images.ndim != 4 or images.shape[1:] != (SIDE, SIDE, 3):
         raise ValueError(f"images must have shape (B, {SIDE}, {SIDE}, 3), got {images.shape}")
@@ -138,8 +173,22 @@ def anchor_windows(images):
 
 
 def concept_fidelity(images, ref, pos, *, metric: str = "mse"):
-    """Per image: ``1 - MSE(window at POS, reference texture)/4`` (``metric="mse"``) or the cosine similarity of
-    the two flattened windows (``"cosine"``); the texture is the reference's centre window."""
+    """Concept fidelity **[chosen]** per image: ``1 - MSE(window at POS, reference texture) / 4`` (``metric="mse"``; 1
+    for a perfect copy, 0 at the largest error on [-1, 1]) or the cosine similarity of the two flattened windows
+    (``"cosine"``). The texture is the reference's centre window.
+
+    Args:
+      images: ``(B, 16, 16, 3)`` float array of generated images.
+      ref: ``(B, 16, 16, 3)`` float array of references.
+      pos: ``(B,)`` int array of anchors of the concept.
+      metric: ``"mse"`` or ``"cosine"``.
+
+    Returns:
+      ``(B,)`` float array.
+
+    Raises:
+      ValueError: ``images`` or ``ref`` of the wrong shape, or an unknown ``metric``.
+    """
     win = jnp.take_along_axis(anchor_windows(images), jnp.asarray(pos)[:, None, None, None, None], 1)[:, 0]
     tex = anchor_windows(ref)[:, 4]
     a, b = win.reshape(win.shape[0], -1), tex.reshape(tex.shape[0], -1)
@@ -151,9 +200,22 @@ def concept_fidelity(images, ref, pos, *, metric: str = "mse"):
 
 
 def prompt_alignment(images, meta):
-    """Per prompt, 1.0 when every clause holds: the concept window at POS has the smallest MSE to the texture
-    among the 9 anchors, and (if present) the second object's foreground mean colour (pixels with norm > 0.5)
-    at POS2 is nearest to COLOR in the palette."""
+    """Prompt alignment **[chosen]** per prompt: 1.0 when every clause holds, else 0.0.
+
+    The concept window at ``POS`` has the smallest MSE to the texture among the 9 anchors, and (when there is a
+    second object) its foreground mean colour at ``POS2`` (pixels of norm > 0.5) is nearest to ``COLOR`` among the
+    palette colours.
+
+    Args:
+      images: ``(B, 16, 16, 3)`` float array of generated images.
+      meta: the ``"meta"`` dict of :func:`make_shapes_batch` for these prompts.
+
+    Returns:
+      ``(B,)`` float32 array of 0.0 / 1.0.
+
+    Raises:
+      ValueError: ``images`` of the wrong shape.
+    """
     wins = anchor_windows(images)
     b = wins.shape[0]
     mse = jnp.mean((wins - meta["texture"][:, None]) ** 2, axis=(2, 3, 4))
@@ -170,24 +232,33 @@ def prompt_alignment(images, meta):
 def train_tiny_mmdit(key, num_steps: int = 3000, batch_size: int = 128, *, model: rf.TinyMMDiT | None = None,
                      learning_rate: float = 1e-3, p_drop_ref: float = 0.3, p_drop_text: float = 0.1,
                      sigma_kind: str = "logit_normal", return_losses: bool = False, **model_kwargs: Any):
-    """Train a :class:`TinyMMDiT` on the toy task with the RF loss (logit-normal sigma, AdamW, clip 1.0).
+    """Train a :class:`~jaxlab.generative.semantic_flow.TinyMMDiT` on the toy customization task with the RF loss.
 
-    One ``lax.scan`` over the steps (:func:`jaxlab.core.train.trainer`'s step through ``rf_train_step``);
-    batches mix concept and described-shape prompts, the reference is dropped (zeroed) with probability
-    ``p_drop_ref`` and the prompt with ``p_drop_text`` (for CFG).
+    :func:`~jaxlab.generative.semantic_flow.rf_loss` with ``sigma_kind`` noise levels (default logit-normal),
+    :func:`~jaxlab.generative.semantic_flow.rf_optimizer` (global-norm clipping 1.0, AdamW with weight decay 1e-4);
+    one ``lax.scan`` over the steps (:func:`jaxlab.core.run` of ``rf_train_step``). Each batch is half concept
+    prompts and half described-shape prompts (:func:`make_shapes_batch`); the reference is zeroed with probability
+    ``p_drop_ref`` and the prompt with ``p_drop_text`` (for classifier-free guidance) **[chosen]**.
 
     Args:
       key: PRNG key (model initialisation and training).
-      num_steps: optimiser steps (``n_steps`` is its deprecated name).
-      batch_size: examples per step, >= 2 (``batch`` is its deprecated name).
+      num_steps: int >= 1, the optimiser steps (``n_steps`` is its deprecated name).
+      batch_size: int >= 2, examples per step (``batch`` is its deprecated name).
       model: a model to start from (default: a fresh ``TinyMMDiT(vocab=24, **model_kwargs)``).
       learning_rate: AdamW's learning rate (``lr`` is its deprecated name).
-      p_drop_ref, p_drop_text: drop probabilities of the reference and the prompt.
-      sigma_kind: the training noise-level distribution (:func:`~.rectified_flow.sample_sigmas`).
+      p_drop_ref: float in [0, 1], the probability of dropping the reference.
+      p_drop_text: float in [0, 1], the probability of dropping the prompt.
+      sigma_kind: the training noise-level distribution, ``"logit_normal"`` or ``"uniform"``.
       return_losses: also return the per-step losses.
+      **model_kwargs: keyword arguments of the fresh :class:`~jaxlab.generative.semantic_flow.TinyMMDiT` (ignored
+        when ``model`` is given; ``vocab`` is fixed to 24).
 
     Returns:
-      The trained model, or ``(model, losses (num_steps,))``.
+      The trained model, or ``(model, losses)`` with ``losses`` of shape ``(num_steps,)``.
+
+    Raises:
+      TypeError: ``num_steps`` or ``batch_size`` is not an int.
+      ValueError: ``num_steps < 1`` or ``batch_size < 2``; an unknown ``sigma_kind``.
     """
     n_steps = check_int(num_steps, "num_steps", min_value=1)
     batch = check_int(batch_size, "batch_size", min_value=2)

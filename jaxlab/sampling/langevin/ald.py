@@ -37,14 +37,25 @@ __all__ = ["ALDInfo", "ALDState", "ald_algorithm", "ald_init", "ald_kernel", "an
 
 
 class ALDState(NamedTuple):
-    """Particles ``(P, d)`` and the index of the next level."""
+    """State of annealed Langevin.
+
+    Attributes:
+      particles: ``(P, d)`` float array of particles.
+      level: 0-d int32 array, the index of the next level to run (``L`` once the schedule is done).
+    """
 
     particles: Array
     level: Array
 
 
 class ALDInfo(NamedTuple):
-    """The level just run: its time ``t``, step size ``h`` and number of steps ``k``."""
+    """The level just run.
+
+    Attributes:
+      t: 0-d float array, the level's diffusion time ``t_l``.
+      h: 0-d float array, its step size ``h_l``.
+      k: 0-d int array, its number of ULA steps ``k_l``.
+    """
 
     t: Array
     h: Array
@@ -72,16 +83,46 @@ def _schedule(ts, hs, ks):
 
 @cites(TOURON)
 def ald_init(theta0: Float[Array, "P d"]) -> ALDState:
-    """Initial ALD state: particles ``(P, d)`` at level 0."""
+    """Initial ALD state: particles ``(P, d)`` at level 0.
+
+    Args:
+      theta0: ``(P, d)`` float array of initial particles (e.g. ``N(0, I)`` draws).
+
+    Returns:
+      :class:`ALDState` with ``level = 0``.
+
+    Raises:
+      TypeError: ``theta0`` is not a float array.
+      ValueError: ``theta0`` is not 2-dimensional.
+    """
     return ALDState(as_array(theta0, "theta0", ndim=2), jnp.zeros((), jnp.int32))
 
 
 @cites(TOURON)
 def ald_kernel(score_fn: ScoreFn, ts, hs, ks, *, max_k: int | None = None):
-    """``step(key, state) -> (state, info)`` running the ``k_l`` ULA steps of level ``state.level``.
+    """``step(key, state) -> (state, info)`` running the ``k_l`` ULA steps of level ``l = state.level``.
 
-    The inner loop is a ``fori_loop`` with a dynamic trip count (no reverse-mode gradient), or, with
-    ``max_k``, a static scan of ``max_k`` steps where steps beyond ``k_l`` are masked (differentiable).
+    Each inner step is ``θ ← θ + h_l s(θ, t_l) + sqrt(2 h_l) ξ`` with the noise key ``fold_in(key, i)``. The
+    inner loop is a ``fori_loop`` with a dynamic trip count (no reverse-mode gradient), or, with ``max_k``, a
+    static scan of ``max_k`` steps where steps beyond ``k_l`` are masked (differentiable).
+
+    Args:
+      score_fn: ``score_fn(θ (d,), t) -> (d,)``, the (composite) score at level ``t`` (vmapped over particles).
+      ts: ``(L,)`` float array of levels ``t_0 > ... > t_{L-1} > 0``.
+      hs: ``(L,)`` float array of positive step sizes.
+      ks: ``(L,)`` integer array of steps per level, each ``>= 1``.
+      max_k: optional static bound ``>= max(ks)`` for the masked scan; ``None`` uses the ``fori_loop``.
+
+    Returns:
+      The step function, returning ``(ALDState, ALDInfo)``. Run it ``L`` times; stepping past the last level
+      is not checked.
+
+    Raises:
+      TypeError: ``score_fn`` is not callable, ``ts`` or ``hs`` is not a float array, ``ks`` is not an integer
+        array, or ``max_k`` is not an int.
+      ValueError: ``ts``, ``hs``, ``ks`` are not 1-d arrays of one length ``L >= 1``; ``ts`` is not strictly
+        decreasing or not positive; an ``hs`` entry is not positive; a ``ks`` entry is below 1; or
+        ``max(ks) > max_k`` (value checks raise at run time under ``jit``).
     """
     if not callable(score_fn):
         raise TypeError(f"score_fn must be callable, got {type(score_fn).__name__}")
@@ -118,16 +159,40 @@ def annealed_langevin(
 ) -> Float[Array, "P d"]:
     """Annealed Langevin over the levels ``ts`` (outer scan by :func:`jaxlab.core.run`), returns ``θ_final``.
 
+    At each level ``l = 0 .. L-1``, ``k_l`` ULA steps ``θ ← θ + h_l s(θ, t_l) + sqrt(2 h_l) ξ`` on the
+    (composite) score, the output of a level starting the next (Touron, Cardoso, Arbel, Rodrigues, *Theoretical
+    guidelines for annealed Langevin dynamics in compositional simulation-based inference*, arXiv:2605.21253,
+    for the composite scores of Geffner et al., arXiv:2209.14249, and Linhart et al., arXiv:2404.07593). Runs
+    the step of :func:`ald_algorithm` once per level.
+
     Args:
-      key: PRNG key.
-      theta0: initial particles ``(P, d)`` (e.g. ``N(0, I)`` draws).
+      key: PRNG key, split into one key per level.
+      theta0: ``(P, d)`` float array of initial particles (e.g. ``N(0, I)`` draws).
       score_fn: ``(θ (d,), t) -> (d,)``, e.g. from :func:`make_composite_score`; vmapped over particles.
-      ts: strictly decreasing levels ``(L,)``; ``hs``: step sizes ``(L,)``; ``ks``: integer steps ``(L,)``.
+      ts: ``(L,)`` float array of strictly decreasing positive levels.
+      hs: ``(L,)`` float array of positive step sizes.
+      ks: ``(L,)`` integer array of steps per level, each ``>= 1``.
       max_k: static inner scan with masking (see :func:`ald_kernel`).
-      shard: lay the particles out over all devices (P must be a multiple of the device count).
+      shard: lay the particles out over all devices (``P`` must be a multiple of the device count).
 
     Returns:
-      The particles after the last level, ``(P, d)``; runs the step of :func:`ald_algorithm` once per level.
+      ``(P, d)`` float array, the particles after the last level.
+
+    Raises:
+      TypeError: ``score_fn`` is not callable, ``theta0``, ``ts`` or ``hs`` is not a float array, ``ks`` is not
+        an integer array, or ``max_k`` is not an int.
+      ValueError: ``theta0`` is not 2-d; ``ts``, ``hs``, ``ks`` are not 1-d arrays of one length ``L >= 1``;
+        ``ts`` is not strictly decreasing or not positive; an ``hs`` entry is not positive; a ``ks`` entry is
+        below 1; or ``max(ks) > max_k`` (value checks raise at run time under ``jit``).
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.sampling.langevin import ald_default_schedule, annealed_langevin
+      >>> ts, hs, ks = ald_default_schedule(L=20, k=2)
+      >>> score = lambda theta, t: -theta  # N(0, I) at every level
+      >>> theta0 = jax.random.normal(jax.random.key(0), (100, 2))
+      >>> annealed_langevin(jax.random.key(1), theta0, score, ts, hs, ks).shape
+      (100, 2)
     """
     algo = ald_algorithm(score_fn, ts, hs, ks, max_k=max_k)
     state = algo.init(theta0)
@@ -143,11 +208,14 @@ def ald_algorithm(score_fn: ScoreFn, ts, hs, ks, *, max_k: int | None = None) ->
 
     ``init(particles (P, d))`` is :func:`ald_init` (level 0); ``step(key, state)`` is :func:`ald_kernel`: the
     ``k_l`` ULA steps of size ``h_l`` at level ``t_l``, ``l = state.level``, returning ``(ALDState, ALDInfo)``.
-    ``L = len(ts)`` steps run the whole schedule.
+    ``L = len(ts)`` steps run the whole schedule. Touron, Cardoso, Arbel, Rodrigues, *Theoretical guidelines for
+    annealed Langevin dynamics in compositional simulation-based inference*, arXiv:2605.21253.
 
     Args:
       score_fn: ``(θ (d,), t) -> (d,)``, e.g. from :func:`jaxlab.sampling.langevin.scores.make_composite_score`.
-      ts: strictly decreasing levels ``(L,)``; hs: step sizes ``(L,)``; ks: integer steps per level ``(L,)``.
+      ts: ``(L,)`` float array of strictly decreasing positive levels.
+      hs: ``(L,)`` float array of positive step sizes.
+      ks: ``(L,)`` integer array of steps per level, each ``>= 1``.
       max_k: static inner scan with masking (see :func:`ald_kernel`).
 
     Returns:
@@ -158,10 +226,15 @@ def ald_algorithm(score_fn: ScoreFn, ts, hs, ks, *, max_k: int | None = None) ->
       ValueError: the schedule has mismatched lengths, non-decreasing ``ts``, non-positive ``ts`` or ``hs``,
         ``ks < 1`` or ``max(ks) > max_k`` (value checks raise at run time under ``jit``).
 
-    Example::
-
-        algo = ald_algorithm(score, *ald_default_schedule(L=100))
-        final, _ = jaxlab.core.run(algo.step, algo.init(theta0), key, 100)
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.core import run
+      >>> from jaxlab.sampling.langevin import ald_algorithm, ald_default_schedule
+      >>> algo = ald_algorithm(lambda theta, t: -theta, *ald_default_schedule(L=20, k=2))
+      >>> theta0 = jax.random.normal(jax.random.key(0), (100, 2))
+      >>> final, trace = run(algo.step, algo.init(theta0), jax.random.key(1), 20)
+      >>> final.particles.shape, trace.infos.t.shape
+      ((100, 2), (20,))
     """
     return Algorithm(ald_init, ald_kernel(score_fn, ts, hs, ks, max_k=max_k))
 

@@ -75,8 +75,16 @@ DK_CONSTANT = 1.65
 
 
 class TuneResult(NamedTuple):
-    """Output of the tuning rules: per-level step sizes and step counts, the predicted W2 bound, the total
-    number of Langevin steps ``Σ_l k_l``, score evaluations ``Σ_l k_l (n+1)`` and whether ``ε*`` is met."""
+    """Output of the tuning rules :func:`tune_ald` and :func:`tune`.
+
+    Attributes:
+      hs: ``(L,)`` float array of step sizes.
+      ks: ``(L,)`` int32 array of steps per level.
+      bound: 0-d float array, the predicted W2 bound (:func:`ald_w2_bound`) with these ``hs``, ``ks``.
+      total_steps: 0-d int array, the total number of Langevin steps ``Σ_l k_l``.
+      score_evals: 0-d int array, the score evaluations ``Σ_l k_l (n+1)`` (prior plus ``n`` posteriors).
+      feasible: 0-d bool array: the score term is within its share of ``ε*`` and the bound meets ``ε*``.
+    """
 
     hs: Float[Array, " L"]
     ks: Int[Array, " L"]
@@ -88,7 +96,18 @@ class TuneResult(NamedTuple):
 
 @cites(TOURON)
 def level_constants(precs: Float[Array, "*L d d"]) -> tuple[Array, Array]:
-    """Strong log-concavity ``m = λ_min`` and smoothness ``M = λ_max`` of Gaussian levels (precisions)."""
+    """Strong log-concavity ``m = λ_min(P)`` and smoothness ``M = λ_max(P)`` of Gaussian levels ``N(·, P⁻¹)``.
+
+    Args:
+      precs: ``(d, d)`` or ``(L, d, d)`` float array of precisions ``P`` (symmetrised before ``eigvalsh``).
+
+    Returns:
+      ``(m, M)``: 0-d or ``(L,)`` float arrays.
+
+    Raises:
+      TypeError: ``precs`` is not a float array.
+      ValueError: ``precs`` is not 2- or 3-d or not square in its last two axes.
+    """
     precs = as_array(precs, "precs", ndim=(2, 3))
     if precs.shape[-1] != precs.shape[-2]:
         raise ValueError(f"precs must be square in the last two axes, got shape {precs.shape}")
@@ -98,13 +117,40 @@ def level_constants(precs: Float[Array, "*L d d"]) -> tuple[Array, Array]:
 
 @cites(TOURON)
 def stability_cap(m, M):
-    """Largest step size covered by the per-level bound: ``2 / (m + M)``."""
+    """Largest step size covered by the per-level Dalalyan-Karagulyan bound: ``2 / (m + M)``.
+
+    Args:
+      m: float or float array, strong log-concavity constants.
+      M: float or float array (broadcastable with ``m``), smoothness constants.
+
+    Returns:
+      ``2 / (m + M)``, a float array of the broadcast shape (no validation).
+    """
     return 2.0 / (jnp.asarray(m) + jnp.asarray(M))
 
 
 @cites(DALALYAN, TOURON)
 def dk_level_term(m, M, h, d: int, eps=0.0):
-    """Per-level Dalalyan-Karagulyan bias ``B = 1.65 (M/m) sqrt(h d) + ε/m`` (elementwise over levels)."""
+    """Per-level Dalalyan-Karagulyan bias ``B = 1.65 (M/m) sqrt(h d) + ε/m`` (elementwise over levels).
+
+    The additive term of the bound ``W2(ρ_l, π_l) <= (1 - m h)^k W2(ρ_{l-1}, π_l) + B`` of Dalalyan &
+    Karagulyan, *User-friendly guarantees for the Langevin Monte Carlo with inaccurate gradient*, SPA 2019,
+    arXiv:1710.00095, valid for ``h <= 2/(m + M)``.
+
+    Args:
+      m: float or float array, the strong log-concavity constants ``m > 0``.
+      M: float or float array, the smoothness constants ``M``.
+      h: float or float array, the step sizes.
+      d: the dimension, int ``>= 1``.
+      eps: float or float array, the score errors ``ε`` in L2.
+
+    Returns:
+      Float array of the broadcast shape of ``m, M, h, eps`` (only ``d`` is validated).
+
+    Raises:
+      TypeError: ``d`` is not an int.
+      ValueError: ``d < 1``.
+    """
     d = check_int(d, "d", min_value=1)
     m, M, h, eps = (jnp.asarray(a) for a in (m, M, h, eps))
     return DK_CONSTANT * (M / m) * jnp.sqrt(h * d) + eps / m
@@ -146,7 +192,31 @@ def _terms(W, m, M, hs, ks, d, eps):
 
 @cites(DALALYAN, TOURON)
 def ald_bound_terms(W, m, M, hs, ks, d: int, eps=0.0) -> tuple[Array, Array, Array]:
-    """The three parts (path, discretisation, score) of the chained bound; see :func:`ald_w2_bound`."""
+    """The three parts of the chained bound of :func:`ald_w2_bound`, with ``c_l = (1 - m_l h_l)^{k_l}``::
+
+        path  = Σ_l (Π_{j>=l} c_j) W_l,
+        disc  = Σ_l (Π_{j>l} c_j) 1.65 (M_l/m_l) sqrt(h_l d),
+        score = Σ_l (Π_{j>l} c_j) ε_l / m_l.
+
+    The stability cap ``h_l <= 2/(m_l + M_l)`` is not checked here.
+
+    Args:
+      W: ``(L,)`` float array of path lengths (``W_0 = W2(ρ_init, π_0)``, then ``W2(π_{l-1}, π_l)``).
+      m: ``(L,)`` float array, the strong log-concavity constants ``m_l > 0``.
+      M: ``(L,)`` float array, the smoothness constants ``M_l >= m_l``.
+      hs: ``(L,)`` float array of positive step sizes.
+      ks: ``(L,)`` integer array of steps per level, each ``>= 1``.
+      d: the dimension, int ``>= 1``.
+      eps: the score error per level in L2, ``>= 0``: a float or an ``(L,)`` array.
+
+    Returns:
+      ``(path, disc, score)``: 0-d float arrays.
+
+    Raises:
+      TypeError: ``d`` is not an int, ``ks`` is not integer, or another input is not a float array.
+      ValueError: ``d < 1``; a shape does not match ``(L,)``; some ``m_l <= 0``, ``M_l < m_l``, ``h_l <= 0``,
+        ``k_l < 1`` or ``ε_l < 0`` (under ``jit``: at run time).
+    """
     d = check_int(d, "d", min_value=1)
     W, m, M, hs, ks, eps = _levels(W, m, M, hs, ks, eps)
     return _terms(W, m, M, hs, ks, d, eps)
@@ -156,8 +226,38 @@ def ald_bound_terms(W, m, M, hs, ks, d: int, eps=0.0) -> tuple[Array, Array, Arr
 def ald_w2_bound(W, m, M, hs, ks, d: int, eps=0.0):
     """Chained W2 bound ``Σ_l (Π_{j>=l} c_j) W_l + Σ_l (Π_{j>l} c_j) B_l`` for annealed Langevin.
 
-    Levels where ``h_l > 2/(m_l + M_l)`` are outside the theorem: a ``RuntimeWarning`` names them (concrete
-    inputs) and the bound is ``inf``.
+    ``c_l = (1 - m_l h_l)^{k_l}`` and ``B_l`` is :func:`dk_level_term`: the per-level bound of Dalalyan &
+    Karagulyan (arXiv:1710.00095) chained over the levels. Only the abstract of Touron, Cardoso, Arbel,
+    Rodrigues, *Theoretical guidelines for annealed Langevin dynamics in compositional simulation-based
+    inference* (arXiv:2605.21253) was available: this bound is reconstructed from it and from the per-level
+    bound, not copied from the paper. Levels where ``h_l > 2/(m_l + M_l)`` are outside the theorem: a
+    ``RuntimeWarning`` names them (concrete inputs) and the bound is ``inf``.
+
+    Args:
+      W: ``(L,)`` float array of path lengths (``W_0 = W2(ρ_init, π_0)``, then ``W2(π_{l-1}, π_l)``).
+      m: ``(L,)`` float array, the strong log-concavity constants ``m_l > 0``.
+      M: ``(L,)`` float array, the smoothness constants ``M_l >= m_l``.
+      hs: ``(L,)`` float array of positive step sizes.
+      ks: ``(L,)`` integer array of steps per level, each ``>= 1``.
+      d: the dimension, int ``>= 1``.
+      eps: the score error per level in L2, ``>= 0``: a float or an ``(L,)`` array.
+
+    Returns:
+      0-d float array, the bound on ``W2(ρ_final, π_{L-1})`` (``inf`` past the stability cap).
+
+    Raises:
+      TypeError: ``d`` is not an int, ``ks`` is not integer, or another input is not a float array.
+      ValueError: ``d < 1``; a shape does not match ``(L,)``; some ``m_l <= 0``, ``M_l < m_l``, ``h_l <= 0``,
+        ``k_l < 1`` or ``ε_l < 0`` (under ``jit``: at run time).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxlab.sampling.langevin import ald_w2_bound
+      >>> L = 4
+      >>> W, m, M = jnp.full(L, 0.5), jnp.ones(L), jnp.full(L, 2.0)
+      >>> bound = ald_w2_bound(W, m, M, jnp.full(L, 0.01), jnp.full(L, 50), d=2)
+      >>> round(float(bound), 3)
+      1.686
     """
     d = check_int(d, "d", min_value=1)
     W, m, M, hs, ks, eps = _levels(W, m, M, hs, ks, eps)
@@ -177,7 +277,20 @@ def ald_w2_bound(W, m, M, hs, ks, d: int, eps=0.0):
 def geffner_score_error(eps_prior, eps_posts, n: int | None = None):
     """Error of Geffner's composite score from the individual errors: ``(n-1) ε_λ + Σ_j ε_j``.
 
-    ``eps_posts`` is ``(n,)`` (or ``(..., n)`` over levels), or a scalar shared by ``n`` posteriors.
+    The triangle inequality on ``(1-n) s_λ + Σ_j s_j`` (derived here; Geffner et al., arXiv:2209.14249).
+
+    Args:
+      eps_prior: float or float array, the prior score's error ``ε_λ`` (broadcast against the levels).
+      eps_posts: ``(n,)`` float array (or ``(..., n)`` over levels) of the posterior scores' errors, or a
+        scalar shared by ``n`` posteriors.
+      n: the number of observations; required with a scalar ``eps_posts`` and ignored otherwise.
+
+    Returns:
+      Float array of shape ``broadcast(eps_prior, eps_posts[..., 0])``: the composite error.
+
+    Raises:
+      ValueError: ``eps_posts`` is a scalar and ``n`` is missing or below 1.
+      TypeError: ``eps_posts`` is a scalar and ``n`` is not an int.
     """
     eps_prior = jnp.asarray(eps_prior)
     eps_posts = jnp.asarray(eps_posts)
@@ -194,8 +307,28 @@ def geffner_score_error(eps_prior, eps_posts, n: int | None = None):
 
 @cites(LINHART, TOURON)
 def linhart_score_error(Lambda_t, prior_prec_t, post_precs_t, eps_prior, eps_posts, n: int):
-    """Error of Linhart's composite score:
-    ``||Λ_t^{-1}||₂ [(n-1) ||Σ_{λ,t}^{-1}||₂ ε_λ + Σ_j ||Σ_{j,t}^{-1}||₂ ε_j]`` (one level)."""
+    """Error of Linhart's composite score at one level (triangle inequality, derived here)::
+
+        ε <= ||Λ_t^{-1}||₂ [(n-1) ||Σ_{λ,t}^{-1}||₂ ε_λ + Σ_j ||Σ_{j,t}^{-1}||₂ ε_j],
+
+    with the precisions of :func:`jaxlab.sampling.langevin.linhart_weights` (Linhart et al., arXiv:2404.07593).
+    ``||Λ_t^{-1}||₂`` is ``1 / min |eig(Λ_t)|`` (``Λ_t`` symmetric).
+
+    Args:
+      Lambda_t: ``(d, d)`` float array ``Λ_t``.
+      prior_prec_t: ``(d, d)`` float array ``Σ_{λ,t}^{-1}``.
+      post_precs_t: ``(n, d, d)`` float array of ``Σ_{j,t}^{-1}``, or one shared ``(d, d)`` matrix.
+      eps_prior: float, the prior score's error ``ε_λ``.
+      eps_posts: float or ``(n,)`` float array, the posterior scores' errors ``ε_j``.
+      n: the number of observations, int ``>= 1``.
+
+    Returns:
+      0-d float array, the bound on the composite score's error.
+
+    Raises:
+      TypeError: ``n`` is not an int or a matrix is not a float array.
+      ValueError: ``n < 1``, a matrix has the wrong shape, or ``eps_posts`` does not broadcast to ``(n,)``.
+    """
     n = check_int(n, "n", min_value=1)
     Lambda_t = as_array(Lambda_t, "Lambda_t", ndim=2)
     d = Lambda_t.shape[0]
@@ -224,20 +357,39 @@ def tune_ald(
 ) -> TuneResult:
     """Rules R0-R2 on a fixed grid of levels: step sizes and steps per level meeting ``W2 <= target``.
 
+    The rules of the module docstring (R1 step sizes, R2 steps per level, R0 feasibility), derived here by
+    inverting the reconstructed bound of :func:`ald_w2_bound`: only the abstract of Touron et al.
+    (arXiv:2605.21253) was available, so these are not the paper's own statements.
+
     Args:
-      W: path lengths ``(L,)`` (``W_0 = W2(ρ_init, π_0)``, then ``W2(π_{l-1}, π_l)``).
-      m, M: per-level strong log-concavity and smoothness ``(L,)``.
-      d: dimension.
-      eps: score error per level (scalar or ``(L,)``).
+      W: ``(L,)`` float array of path lengths (``W_0 = W2(ρ_init, π_0)``, then ``W2(π_{l-1}, π_l)``).
+      m: ``(L,)`` float array, per-level strong log-concavity ``m_l > 0``.
+      M: ``(L,)`` float array, per-level smoothness ``M_l >= m_l``.
+      d: dimension, int ``>= 1``.
+      eps: score error per level, ``>= 0``: a float or an ``(L,)`` array.
       target: the accuracy ``ε* > 0``.
-      split: relative shares of ``ε*`` for the path, discretisation and score terms.
-      n: number of observations (only for ``score_evals = Σ k_l (n + 1)``).
-      hs: optional user step sizes; then only R2 runs, and a step above ``2/(m+M)`` raises ``ValueError``
-        naming the level.
-      iterations: fixed-point rescalings of the discretisation budget (R1).
+      split: three positive relative shares of ``ε*`` for the path, discretisation and score terms.
+      n: number of observations, int ``>= 1`` (only for ``score_evals = Σ k_l (n + 1)``).
+      hs: optional ``(L,)`` user step sizes; then only R2 runs, and a step above ``2/(m+M)`` raises
+        ``ValueError`` naming the level.
+      iterations: fixed-point rescalings of the discretisation budget (R1), int ``>= 1``.
 
     Returns:
       :class:`TuneResult`. An infeasible target (the score floor R0) gives ``feasible=False``, not an error.
+
+    Raises:
+      TypeError: ``d``, ``n`` or ``iterations`` is not an int, or an array input has the wrong dtype.
+      ValueError: an int is below 1; ``target`` or a share of ``split`` is not positive; ``split`` does not
+        have 3 entries; a shape does not match ``(L,)``; ``m``, ``M``, ``hs`` or ``eps`` is out of range; or a
+        user step exceeds the stability cap (under ``jit`` the value checks raise at run time).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxlab.sampling.langevin import tune_ald
+      >>> L = 10
+      >>> res = tune_ald(jnp.full(L, 0.3), jnp.ones(L), jnp.full(L, 3.0), 2, 0.0, target=0.5)
+      >>> res.hs.shape, bool(res.feasible)
+      ((10,), True)
     """
     d = check_int(d, "d", min_value=1)
     n = check_int(n, "n", min_value=1)
@@ -294,15 +446,36 @@ def tune(
 ) -> tuple[int, TuneResult]:
     """Rules R0-R3: the number of levels ``L`` (by doubling) and the per-level ``h``, ``k`` for it.
 
+    R3 (derived here from the reconstructed bound, as the other rules: see :func:`tune_ald`): starting from
+    ``num_levels``, double ``L`` while ``Σ_l W_l`` still drops by more than 5 % and the total number of steps
+    keeps decreasing, running :func:`tune_ald` on each grid.
+
     Args:
       problem: ``L -> (W (L,), m (L,), M (L,), eps)`` for a uniform grid of ``L`` levels (for Gaussian
         bridging densities see :func:`jaxlab.sampling.langevin.gaussian.gaussian_problem`).
-      d, target, split, n: as in :func:`tune_ald`.
-      num_levels: the first ``L`` tried; ``max_doublings``: at most this many doublings.
+      d: dimension, int ``>= 1``.
+      target: the accuracy ``ε* > 0``.
+      num_levels: the first ``L`` tried, int ``>= 1``.
+      max_doublings: at most this many doublings, int ``>= 0``.
+      split: relative shares of ``ε*`` for the path, discretisation and score terms (as :func:`tune_ald`).
+      n: number of observations (as :func:`tune_ald`).
 
     Returns:
       ``(L, TuneResult)``: R3 stops doubling when ``Σ_l W_l`` drops by less than 5 % or the total number of
       steps stops decreasing, and keeps the cheapest grid seen.
+
+    Raises:
+      TypeError: ``num_levels`` or ``max_doublings`` is not an int; as :func:`tune_ald`.
+      ValueError: ``num_levels < 1`` or ``max_doublings < 0``; as :func:`tune_ald`.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxlab.sampling.langevin import tune
+      >>> def problem(L):  # path length 1 split evenly; m = 1, M = 3 at every level; exact scores
+      ...     return jnp.full(L, 1.0 / L), jnp.ones(L), jnp.full(L, 3.0), 0.0
+      >>> L, res = tune(problem, 2, 0.5, num_levels=8, max_doublings=2)
+      >>> res.hs.shape == (L,)
+      True
     """
     L = check_int(num_levels, "num_levels", min_value=1)
     max_doublings = check_int(max_doublings, "max_doublings", min_value=0)

@@ -57,14 +57,32 @@ __all__ = [
 
 
 def spd_inverse(C: Float[Array, "d d"]) -> Float[Array, "d d"]:
-    """Inverse of a symmetric positive definite matrix through its Cholesky factor (NaN if not PD)."""
+    """Inverse of a symmetric positive definite matrix through its Cholesky factor, symmetrised.
+
+    No check: a matrix that is not positive definite gives NaN.
+
+    Args:
+      C: ``(d, d)`` float array, symmetric positive definite.
+
+    Returns:
+      ``(d, d)`` float array ``C⁻¹``, exactly symmetric.
+    """
     L = jnp.linalg.cholesky(C)
     inv = jax.scipy.linalg.cho_solve((L, True), jnp.eye(C.shape[-1], dtype=C.dtype))
     return 0.5 * (inv + jnp.swapaxes(inv, -1, -2))
 
 
 def sqrtm_psd(A: Float[Array, "d d"]) -> Float[Array, "d d"]:
-    """Symmetric square root of a PSD matrix via ``eigh`` (negative rounding eigenvalues clipped to 0)."""
+    """Symmetric square root ``A^{1/2} = Q diag(sqrt(max(λ, 0))) Qᵀ`` of a PSD matrix, by ``eigh`` of ``(A + Aᵀ)/2``.
+
+    Negative eigenvalues (rounding) are clipped to 0; no check.
+
+    Args:
+      A: ``(d, d)`` float array, symmetric positive semidefinite.
+
+    Returns:
+      ``(d, d)`` float array ``A^{1/2}``.
+    """
     lam, Q = jnp.linalg.eigh(0.5 * (A + A.T))
     return (Q * jnp.sqrt(jnp.clip(lam, 0.0))) @ Q.T
 
@@ -116,7 +134,20 @@ def _gaussian_inputs(mu_prior, cov_prior, mus, covs):
 
 @cites(TOURON)
 def gaussian_diffuse(mean: Float[Array, " d"], cov: Float[Array, "d d"], alpha) -> tuple[Array, Array]:
-    """Law of ``θ_t = sqrt(α) θ_0 + sqrt(1-α) ε``, ``θ_0 ~ N(mean, cov)``: ``(sqrt(α) mean, αΣ + (1-α)I)``."""
+    """Law of ``θ_t = sqrt(α) θ_0 + sqrt(1-α) ε``, ``θ_0 ~ N(mean, cov)``: ``N(sqrt(α) mean, α cov + (1-α) I)``.
+
+    Args:
+      mean: ``(d,)`` float array.
+      cov: ``(d, d)`` float array (not checked for positive semidefiniteness).
+      alpha: float in ``[0, 1]`` (or 0-d array), ``α_t``.
+
+    Returns:
+      ``(mean_t, cov_t)``: ``(d,)`` and ``(d, d)`` float arrays.
+
+    Raises:
+      TypeError: an input is not a float array.
+      ValueError: ``mean`` is not 1-d, ``cov`` is not ``(d, d)``, or ``alpha`` is not a scalar in ``[0, 1]``.
+    """
     mean = as_array(mean, "mean", ndim=1)
     cov = _cov(cov, "cov", mean.shape[0], check=False)
     alpha = as_array(alpha, "alpha", ndim=0)
@@ -126,9 +157,25 @@ def gaussian_diffuse(mean: Float[Array, " d"], cov: Float[Array, "d d"], alpha) 
 
 @cites(TOURON, LINHART)
 def tall_posterior_gaussian(mu_prior, cov_prior, mus, covs) -> tuple[Array, Array]:
-    """Tall posterior ``N(μ_n, Σ_n)`` from the prior and the n individual Gaussian posteriors.
+    """Tall posterior ``N(μ_n, Σ_n)`` from the prior ``N(μ_λ, Σ_λ)`` and the n individual posteriors ``N(μ_j, Σ_j)``.
 
-    ``Σ_n^{-1} = (1-n) Σ_λ^{-1} + Σ_j Σ_j^{-1}``; raises ``ValueError`` if that precision is not PD.
+    ``π(θ | x_{1:n}) ∝ λ(θ)^{1-n} Π_j p(θ | x_j)`` gives ``Σ_n^{-1} = (1-n) Σ_λ^{-1} + Σ_j Σ_j^{-1}`` and
+    ``μ_n = Σ_n [(1-n) Σ_λ^{-1} μ_λ + Σ_j Σ_j^{-1} μ_j]``.
+
+    Args:
+      mu_prior: ``(d,)`` float array ``μ_λ``, the prior mean.
+      cov_prior: ``(d, d)`` float array ``Σ_λ``, the prior covariance (symmetric positive definite).
+      mus: ``(n, d)`` float array of the individual posterior means ``μ_j``.
+      covs: ``(n, d, d)`` float array of the individual posterior covariances ``Σ_j``, or one shared ``(d, d)``.
+
+    Returns:
+      ``(mean, cov)``: ``(d,)`` and ``(d, d)`` float arrays ``μ_n``, ``Σ_n``.
+
+    Raises:
+      TypeError: an input is not a float array.
+      ValueError: ``mu_prior`` is not 1-d, ``cov_prior`` is not ``(d, d)``, ``mus`` is not ``(n, d)`` with
+        ``n >= 1``, ``covs`` is not ``(n, d, d)`` or ``(d, d)``, or a covariance is not symmetric positive
+        definite (under ``jit``: at run time), or the tall precision is not positive definite.
     """
     mu_prior, cov_prior, mus, covs = _gaussian_inputs(mu_prior, cov_prior, mus, covs)
     n = mus.shape[0]
@@ -156,9 +203,31 @@ def _geffner_one(alpha, mu_prior, cov_prior, mus, covs):
 def geffner_bridging_gaussian(alpha, mu_prior, cov_prior, mus, covs) -> tuple[Array, Array]:
     """Geffner bridging density ``π^G_t ∝ λ_t^{1-n} Π_j p_t(· | x_j)`` as ``(mean, precision)``.
 
-    ``alpha`` is a scalar or a vector of levels ``(L,)`` (outputs then gain a leading axis). Raises
-    ``ValueError`` naming the first level whose precision ``Λ^G_t`` is not positive definite (concrete
-    inputs; under ``jit`` an ``error_if`` check raises at run time).
+    The density whose score is Geffner's composite score with exact Gaussian scores (Touron et al.,
+    arXiv:2605.21253, for Geffner et al., arXiv:2209.14249)::
+
+        Λ^G_t = (1-n)(αΣ_λ + (1-α)I)^{-1} + Σ_j (αΣ_j + (1-α)I)^{-1},
+        m^G_t = (Λ^G_t)^{-1} sqrt(α) [(1-n)(αΣ_λ + (1-α)I)^{-1} μ_λ + Σ_j (αΣ_j + (1-α)I)^{-1} μ_j],
+
+    defined only where ``Λ^G_t`` is positive definite.
+
+    Args:
+      alpha: float in ``(0, 1]`` or ``(L,)`` float array of levels ``α_t`` (outputs then gain a leading axis).
+      mu_prior: ``(d,)`` float array ``μ_λ``, the prior mean.
+      cov_prior: ``(d, d)`` float array ``Σ_λ``, the prior covariance (symmetric positive definite).
+      mus: ``(n, d)`` float array of the individual posterior means ``μ_j``.
+      covs: ``(n, d, d)`` float array of the individual posterior covariances ``Σ_j``, or one shared ``(d, d)``.
+
+    Returns:
+      ``(mean, prec)``: ``(d,)`` and ``(d, d)`` float arrays (``(L, d)`` and ``(L, d, d)`` for a vector
+      ``alpha``).
+
+    Raises:
+      TypeError: an input is not a float array.
+      ValueError: ``mu_prior`` is not 1-d, ``cov_prior`` is not ``(d, d)``, ``mus`` is not ``(n, d)`` with
+        ``n >= 1``, ``covs`` is not ``(n, d, d)`` or ``(d, d)``, or a covariance is not symmetric positive
+        definite (under ``jit``: at run time); ``alpha`` is not in ``(0, 1]``; or ``Λ^G_t`` is not
+        positive definite at some level (the message names the first; under ``jit`` a run-time error).
     """
     alpha = _alpha(alpha)
     mu_prior, cov_prior, mus, covs = _gaussian_inputs(mu_prior, cov_prior, mus, covs)
@@ -184,7 +253,27 @@ def geffner_bridging_gaussian(alpha, mu_prior, cov_prior, mus, covs) -> tuple[Ar
 def linhart_bridging_gaussian(alpha, mu_prior, cov_prior, mus, covs) -> tuple[Array, Array]:
     """Linhart bridging density (exact Gaussian scores): the diffused tall posterior ``(mean, precision)``.
 
-    ``N(sqrt(α) μ_n, αΣ_n + (1-α)I)``; ``alpha`` scalar or ``(L,)``.
+    ``N(sqrt(α) μ_n, αΣ_n + (1-α)I)`` with ``(μ_n, Σ_n)`` from :func:`tall_posterior_gaussian`: with exact
+    Gaussian scores, Linhart et al.'s GAUSS composite score (arXiv:2404.07593) is the score of the diffused
+    tall posterior (Touron et al., arXiv:2605.21253).
+
+    Args:
+      alpha: float in ``(0, 1]`` or ``(L,)`` float array of levels ``α_t`` (outputs then gain a leading axis).
+      mu_prior: ``(d,)`` float array ``μ_λ``, the prior mean.
+      cov_prior: ``(d, d)`` float array ``Σ_λ``, the prior covariance (symmetric positive definite).
+      mus: ``(n, d)`` float array of the individual posterior means ``μ_j``.
+      covs: ``(n, d, d)`` float array of the individual posterior covariances ``Σ_j``, or one shared ``(d, d)``.
+
+    Returns:
+      ``(mean, prec)``: ``(d,)`` and ``(d, d)`` float arrays (``(L, d)`` and ``(L, d, d)`` for a vector
+      ``alpha``).
+
+    Raises:
+      TypeError: an input is not a float array.
+      ValueError: ``mu_prior`` is not 1-d, ``cov_prior`` is not ``(d, d)``, ``mus`` is not ``(n, d)`` with
+        ``n >= 1``, ``covs`` is not ``(n, d, d)`` or ``(d, d)``, or a covariance is not symmetric positive
+        definite (under ``jit``: at run time); ``alpha`` is not in ``(0, 1]``; or the tall
+        precision is not positive definite.
     """
     alpha = _alpha(alpha)
     mu_n, cov_n = tall_posterior_gaussian(mu_prior, cov_prior, mus, covs)
@@ -200,7 +289,24 @@ def linhart_bridging_gaussian(alpha, mu_prior, cov_prior, mus, covs) -> tuple[Ar
 def w2_gaussian(
     m1: Float[Array, " d"], C1: Float[Array, "d d"], m2: Float[Array, " d"], C2: Float[Array, "d d"]
 ) -> Float[Array, ""]:
-    """Exact 2-Wasserstein distance between ``N(m1, C1)`` and ``N(m2, C2)`` (square roots by ``eigh``)."""
+    """Exact 2-Wasserstein distance between ``N(m1, C1)`` and ``N(m2, C2)``.
+
+    ``W2² = ||m1 - m2||² + tr(C1 + C2 - 2 (C1^{1/2} C2 C1^{1/2})^{1/2})``, square roots by ``eigh`` (negative
+    rounding eigenvalues clipped to 0).
+
+    Args:
+      m1: ``(d,)`` float array.
+      C1: ``(d, d)`` float array, positive semidefinite (not checked).
+      m2: ``(d,)`` float array.
+      C2: ``(d, d)`` float array, positive semidefinite (not checked).
+
+    Returns:
+      0-d float array ``W2 >= 0``.
+
+    Raises:
+      TypeError: an input is not a float array.
+      ValueError: ``m1`` is not 1-d, or another input does not have the matching shape.
+    """
     m1 = as_array(m1, "m1", ndim=1)
     d = m1.shape[0]
     m2 = as_array(m2, "m2", shape=(d,))
@@ -229,8 +335,29 @@ def _ula_moments(mean, cov, target_mean, target_prec, h, k):
 
 @cites(TOURON)
 def ula_gaussian_moments(mean, cov, target_mean, target_prec, h, k) -> tuple[Array, Array]:
-    """Exact mean and covariance after ``k`` ULA steps of size ``h`` on ``N(target_mean, target_prec^{-1})``,
-    started from ``N(mean, cov)`` with the exact score ``-P (θ - μ)``."""
+    """Exact mean and covariance after ``k`` ULA steps of size ``h`` on ``N(μ, P⁻¹)`` from ``N(mean, cov)``.
+
+    With the exact score ``-P(θ - μ)``, ``P = Q diag(p) Qᵀ`` and ``r = 1 - hp``::
+
+        m_k = μ + Q r^k Qᵀ (m - μ),     C̃_k = r^k C̃ r^k + diag(2h (1 - r^{2k}) / (1 - r²))  (eigenbasis),
+
+    (module docstring); ``k = 0`` returns the input law.
+
+    Args:
+      mean: ``(d,)`` float array, the initial mean ``m``.
+      cov: ``(d, d)`` float array, the initial covariance ``C``.
+      target_mean: ``(d,)`` float array ``μ``.
+      target_prec: ``(d, d)`` float array ``P`` (symmetric; not checked for definiteness).
+      h: positive float (or 0-d array), the step size.
+      k: int ``>= 0`` (or 0-d int array), the number of steps.
+
+    Returns:
+      ``(mean_k, cov_k)``: ``(d,)`` and ``(d, d)`` float arrays.
+
+    Raises:
+      TypeError: an input has the wrong dtype (``k`` must be an integer).
+      ValueError: a shape does not match, ``h <= 0`` or ``k < 0``.
+    """
     mean = as_array(mean, "mean", ndim=1)
     d = mean.shape[0]
     cov = _cov(cov, "cov", d, check=False)
@@ -247,13 +374,23 @@ def ula_gaussian_moments(mean, cov, target_mean, target_prec, h, k) -> tuple[Arr
 def ald_gaussian_moments(bridges, hs, ks, init_mean, init_cov) -> tuple[Array, Array]:
     """Exact law of annealed Langevin on Gaussian bridging densities, level by level.
 
+    :func:`ula_gaussian_moments` chained over the levels: the law after level ``l`` starts level ``l + 1``.
+
     Args:
-      bridges: ``(means (L, d), precs (L, d, d))`` of the bridging densities ``π_0 .. π_{L-1}``.
-      hs: step sizes ``(L,)``; ``ks``: integer steps per level ``(L,)``.
-      init_mean, init_cov: the initial law ``ρ_init``.
+      bridges: ``(means, precs)``: ``(L, d)`` and ``(L, d, d)`` float arrays of the bridging densities
+        ``π_0 .. π_{L-1}`` (e.g. from :func:`bridging_gaussians`).
+      hs: ``(L,)`` float array of step sizes (not validated).
+      ks: ``(L,)`` integer array of steps per level.
+      init_mean: ``(d,)`` float array, the mean of the initial law ``ρ_init``.
+      init_cov: ``(d, d)`` float array, its covariance.
 
     Returns:
-      ``(means (L, d), covs (L, d, d))``: the law of the particles after each level (the last is the output).
+      ``(means, covs)``: ``(L, d)`` and ``(L, d, d)`` float arrays, the law of the particles after each level
+      (the last is the output of annealed Langevin).
+
+    Raises:
+      TypeError: an input has the wrong dtype (``ks`` must be integer).
+      ValueError: a shape does not match.
     """
     means, precs = bridges
     means = as_array(means, "bridges[0] (means)", ndim=2)
@@ -275,7 +412,23 @@ def ald_gaussian_moments(bridges, hs, ks, init_mean, init_cov) -> tuple[Array, A
 
 @cites(TOURON)
 def path_w2(means, precs, init_mean, init_cov) -> Float[Array, " L"]:
-    """W2 lengths of the bridging path: ``W_0 = W2(ρ_init, π_0)``, ``W_l = W2(π_{l-1}, π_l)`` (``(L,)``)."""
+    """W2 lengths of the bridging path: ``W_0 = W2(ρ_init, π_0)``, ``W_l = W2(π_{l-1}, π_l)``.
+
+    The path term of the chained bound of :func:`jaxlab.sampling.langevin.ald_w2_bound`.
+
+    Args:
+      means: ``(L, d)`` float array of the bridging means.
+      precs: ``(L, d, d)`` float array of the bridging precisions (inverted by Cholesky; NaN if not PD).
+      init_mean: ``(d,)`` float array, the mean of ``ρ_init``.
+      init_cov: ``(d, d)`` float array, the covariance of ``ρ_init``.
+
+    Returns:
+      ``(L,)`` float array of ``W_l``.
+
+    Raises:
+      TypeError: an input is not a float array.
+      ValueError: a shape does not match.
+    """
     means = as_array(means, "means", ndim=2)
     L, d = means.shape
     precs = as_array(precs, "precs", shape=(L, d, d))
@@ -290,7 +443,26 @@ def path_w2(means, precs, init_mean, init_cov) -> Float[Array, " L"]:
 # ------------------------------------------------------------------- Gaussian level problems
 @cites(TOURON)
 def bridging_gaussians(kind: str, ts, mu_prior, cov_prior, mus, covs, *, alpha_fn: Callable = vp_alpha):
-    """Means ``(L, d)`` and precisions ``(L, d, d)`` of the Gaussian bridging densities at levels ``ts``."""
+    """Means and precisions of the Gaussian bridging densities at the levels ``ts`` (``α = alpha_fn(ts)``).
+
+    :func:`geffner_bridging_gaussian` or :func:`linhart_bridging_gaussian` at every level.
+
+    Args:
+      kind: ``"geffner"`` or ``"linhart"``.
+      ts: ``(L,)`` float array of levels.
+      mu_prior: ``(d,)`` float array ``μ_λ``, the prior mean.
+      cov_prior: ``(d, d)`` float array ``Σ_λ``, the prior covariance (symmetric positive definite).
+      mus: ``(n, d)`` float array of the individual posterior means ``μ_j``.
+      covs: ``(n, d, d)`` float array of the individual posterior covariances ``Σ_j``, or one shared ``(d, d)``.
+      alpha_fn: the noise schedule ``t -> α_t`` (vectorised).
+
+    Returns:
+      ``(means, precs)``: ``(L, d)`` and ``(L, d, d)`` float arrays.
+
+    Raises:
+      ValueError: unknown ``kind``, ``ts`` not 1-d, and what the chosen bridging function raises.
+      TypeError: ``ts`` or another input is not a float array.
+    """
     if kind not in ("geffner", "linhart"):
         raise ValueError(f"kind must be 'geffner' or 'linhart', got {kind!r}")
     ts = as_array(ts, "ts", ndim=1)
@@ -301,9 +473,33 @@ def bridging_gaussians(kind: str, ts, mu_prior, cov_prior, mus, covs, *, alpha_f
 @cites(TOURON)
 def gaussian_problem(kind: str, mu_prior, cov_prior, mus, covs, *, alpha_fn: Callable = vp_alpha,
                      t_min: float = 1e-3, t_max: float = 1.0, init_mean=None, init_cov=None, eps=0.0):
-    """``L -> (W, m, M, eps)`` on a uniform grid of L levels for Gaussian bridging densities (input of
-    :func:`tune`, jitted per L); the initial law defaults to ``N(0, I)``. Inputs are validated (and the
-    Geffner densities checked positive definite at ``t_max`` and ``t_min``) when it is built."""
+    """The level problem ``L -> (W, m, M, eps)`` of Gaussian bridging densities, the input of :func:`tune`.
+
+    For ``L`` uniform levels from ``t_max`` to ``t_min``: the path lengths ``W`` (:func:`path_w2`), the
+    strong log-concavity ``m`` and smoothness ``M`` of every level (:func:`level_constants`) and the score
+    errors ``eps`` broadcast to ``(L,)``; jitted per ``L``. Inputs are validated (and the Geffner densities
+    checked positive definite at ``t_max`` and ``t_min``) when it is built.
+
+    Args:
+      kind: ``"geffner"`` or ``"linhart"``.
+      mu_prior: ``(d,)`` float array ``μ_λ``, the prior mean.
+      cov_prior: ``(d, d)`` float array ``Σ_λ``, the prior covariance (symmetric positive definite).
+      mus: ``(n, d)`` float array of the individual posterior means ``μ_j``.
+      covs: ``(n, d, d)`` float array of the individual posterior covariances ``Σ_j``, or one shared ``(d, d)``.
+      alpha_fn: the noise schedule ``t -> α_t``.
+      t_min: the last level.
+      t_max: the first level.
+      init_mean: ``(d,)`` float array, the mean of ``ρ_init``; ``None`` means 0.
+      init_cov: ``(d, d)`` float array, the covariance of ``ρ_init``; ``None`` means ``I``.
+      eps: score error per level, a float or an array broadcastable to ``(L,)``.
+
+    Returns:
+      ``problem(L) -> (W (L,), m (L,), M (L,), eps (L,))``, ``L`` a static int.
+
+    Raises:
+      ValueError: unknown ``kind`` or invalid Gaussian inputs (as :func:`bridging_gaussians`).
+      TypeError: an input is not a float array.
+    """
     d = jnp.shape(mu_prior)[0]
     init_mean = jnp.zeros(d) if init_mean is None else init_mean
     init_cov = jnp.eye(d) if init_cov is None else init_cov

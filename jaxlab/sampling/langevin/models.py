@@ -42,7 +42,17 @@ __all__ = [
 
 
 class GaussianToy(NamedTuple):
-    """The Gaussian toy: prior, likelihood covariance, observations and individual posteriors."""
+    """The Gaussian toy: prior, likelihood covariance, observations and individual posteriors.
+
+    Attributes:
+      mu_prior: ``(d,)`` float array, the prior mean ``μ_λ``.
+      cov_prior: ``(d, d)`` float array, the prior covariance ``Σ_λ``.
+      lik_cov: ``(d, d)`` float array, the likelihood covariance ``Σ_x`` (``lik_var · I``).
+      theta_true: ``(d,)`` float array, the parameter ``θ*`` that generated the data.
+      xs: ``(n, d)`` float array of observations.
+      mus: ``(n, d)`` float array of the individual posterior means ``μ_j``.
+      post_cov: ``(d, d)`` float array, the common individual posterior covariance ``Σ_post``.
+    """
 
     mu_prior: Float[Array, " d"]
     cov_prior: Float[Array, "d d"]
@@ -62,7 +72,24 @@ def _diffused_gaussian_score(theta, mean, cov, alpha):
 
 @cites(TOURON)
 def gaussian_score(theta: Float[Array, " d"], mean: Float[Array, " d"], cov: Float[Array, "d d"], alpha):
-    """Score of the diffused Gaussian ``N(sqrt(α) mean, α cov + (1-α) I)`` at ``θ``."""
+    """Score of the diffused Gaussian ``N(sqrt(α) mean, α cov + (1-α) I)`` at ``θ``.
+
+    ``s(θ) = -(α cov + (1-α) I)⁻¹ (θ - sqrt(α) mean)``.
+
+    Args:
+      theta: ``(d,)`` float array.
+      mean: ``(d,)`` float array.
+      cov: ``(d, d)`` float array, symmetric positive semidefinite (not checked; NaN if the diffused
+        covariance is not positive definite).
+      alpha: float (or 0-d array) in ``[0, 1]``, ``α_t`` (not checked).
+
+    Returns:
+      ``(d,)`` float array.
+
+    Raises:
+      TypeError: an input is not a float array.
+      ValueError: ``theta`` is not 1-d, or ``mean``/``cov`` does not have the matching shape.
+    """
     theta = as_array(theta, "theta", ndim=1)
     mean = as_array(mean, "mean", shape=theta.shape)
     cov = as_array(cov, "cov", shape=theta.shape * 2)
@@ -71,7 +98,33 @@ def gaussian_score(theta: Float[Array, " d"], mean: Float[Array, " d"], cov: Flo
 
 @cites(TOURON)
 def gaussian_toy(key, n: int, d: int = 2, *, lik_var: float = 2.0, prior_mean: float = 1.0) -> GaussianToy:
-    """Draw the Gaussian toy with ``n`` observations (random SPD prior covariance, ``x | θ ~ N(θ, lik_var I)``)."""
+    """Draw the Gaussian toy of the module docstring with ``n`` observations.
+
+    Prior ``N(prior_mean · 1, R diag(e^g) Rᵀ)``, ``g ~ N(1, I)``, ``R`` a random rotation; ``θ* ~`` prior;
+    ``x_j | θ* ~ N(θ*, lik_var I)``; individual posteriors in closed form. The toy of the authors' preliminary
+    workshop code for Touron et al., arXiv:2605.21253 (whose full text was not available).
+
+    Args:
+      key: PRNG key.
+      n: number of observations, int ``>= 1``.
+      d: dimension, int ``>= 1``.
+      lik_var: positive float, the likelihood variance.
+      prior_mean: float, every coordinate of the prior mean.
+
+    Returns:
+      :class:`GaussianToy`.
+
+    Raises:
+      TypeError: ``n`` or ``d`` is not an int.
+      ValueError: ``n`` or ``d`` is below 1, or ``lik_var`` is not positive and finite.
+
+    Example:
+      >>> import jax
+      >>> from jaxlab.sampling.langevin import gaussian_toy
+      >>> toy = gaussian_toy(jax.random.key(0), n=10)
+      >>> toy.xs.shape, toy.post_cov.shape
+      ((10, 2), (2, 2))
+    """
     n = check_int(n, "n", min_value=1)
     d = check_int(d, "d", min_value=1)
     lik_var = check_positive(lik_var, "lik_var")
@@ -102,7 +155,22 @@ def gaussian_toy_scores(
     perturbed by ``eps`` on one random coordinate per observation and ``eps_prior`` on the prior's first one.
 
     The perturbed coordinate of observation ``x`` is ``argmax_c |x_c - θ*_c|`` (random through the noise of
-    ``x``), so that ``post_score_fn`` stays a function of ``(θ, x, t)`` only.
+    ``x``), so that ``post_score_fn`` stays a function of ``(θ, x, t)`` only. The perturbations model score
+    networks with an error of norm ``eps`` (``eps_prior``), as in the bounds of
+    :mod:`jaxlab.sampling.langevin.bounds`.
+
+    Args:
+      toy: :class:`GaussianToy` from :func:`gaussian_toy`.
+      alpha_fn: the noise schedule ``t -> α_t``.
+      eps: float ``>= 0``, the perturbation of each posterior score.
+      eps_prior: float ``>= 0``, the perturbation of the prior score.
+
+    Returns:
+      ``(prior_score_fn, post_score_fn)``: ``(θ (d,), t) -> (d,)`` and ``(θ (d,), x (d,), t) -> (d,)``, for
+      :func:`jaxlab.sampling.langevin.make_composite_score`.
+
+    Raises:
+      ValueError: ``eps`` or ``eps_prior`` is negative or not finite.
     """
     eps = check_positive(eps, "eps", strict=False)
     eps_prior = check_positive(eps_prior, "eps_prior", strict=False)
@@ -124,7 +192,13 @@ def gaussian_toy_scores(
 
 
 class GMMPrior(NamedTuple):
-    """Gaussian mixture ``Σ_k w_k N(means_k, covs_k)``."""
+    """Gaussian mixture ``Σ_k w_k N(means_k, covs_k)``.
+
+    Attributes:
+      weights: ``(K,)`` float array of mixture weights, positive and summing to 1.
+      means: ``(K, d)`` float array of component means.
+      covs: ``(K, d, d)`` float array of component covariances (symmetric positive definite).
+    """
 
     weights: Float[Array, " K"]
     means: Float[Array, "K d"]
@@ -144,7 +218,19 @@ def _check_gmm(gmm: GMMPrior) -> GMMPrior:
 
 @cites(TOURON)
 def gmm_score(theta: Float[Array, " d"], gmm: GMMPrior, alpha) -> Float[Array, " d"]:
-    """Score at ``θ`` of the diffused mixture ``Σ_k w_k N(sqrt(α) m_k, α S_k + (1-α) I)``."""
+    """Score at ``θ`` of the diffused mixture ``Σ_k w_k N(sqrt(α) m_k, α S_k + (1-α) I)``.
+
+    ``s(θ) = -Σ_k p_k(θ) C_k⁻¹ (θ - sqrt(α) m_k)`` with ``C_k = α S_k + (1-α) I`` and the responsibilities
+    ``p_k ∝ w_k N(θ; sqrt(α) m_k, C_k)``. No input validation (it runs inside score functions).
+
+    Args:
+      theta: ``(d,)`` float array.
+      gmm: :class:`GMMPrior`.
+      alpha: float (or 0-d array) in ``[0, 1]``, ``α_t``.
+
+    Returns:
+      ``(d,)`` float array.
+    """
     d = theta.shape[0]
     C = alpha * gmm.covs + (1.0 - alpha) * jnp.eye(d)
     r = theta - jnp.sqrt(alpha) * gmm.means
@@ -156,7 +242,20 @@ def gmm_score(theta: Float[Array, " d"], gmm: GMMPrior, alpha) -> Float[Array, "
 
 @cites(TOURON)
 def gmm_posterior(gmm: GMMPrior, x_sum: Float[Array, " d"], n: int, lik_cov: Float[Array, "d d"]) -> GMMPrior:
-    """Posterior of a GMM prior given ``n`` observations ``x_j ~ N(θ, lik_cov)`` with sum ``x_sum``."""
+    """Posterior of a GMM prior given ``n`` observations ``x_j ~ N(θ, lik_cov)`` with sum ``x_sum``.
+
+    Component ``k`` becomes ``N(C_k (S_k⁻¹ m_k + Σ_x⁻¹ x_sum), C_k)``, ``C_k = (S_k⁻¹ + n Σ_x⁻¹)⁻¹``, with
+    weight ``∝ w_k N(x̄; m_k, S_k + Σ_x/n)``, ``x̄ = x_sum/n``. No input validation.
+
+    Args:
+      gmm: :class:`GMMPrior`, the prior.
+      x_sum: ``(d,)`` float array, the sum of the observations.
+      n: number of observations (``>= 1``).
+      lik_cov: ``(d, d)`` float array ``Σ_x``, symmetric positive definite.
+
+    Returns:
+      :class:`GMMPrior`, the posterior mixture.
+    """
     P_lik = spd_inverse(lik_cov)
 
     def comp(w, m, S):
@@ -176,7 +275,20 @@ def gmm_posterior(gmm: GMMPrior, x_sum: Float[Array, " d"], n: int, lik_cov: Flo
 
 @cites(TOURON)
 def gmm_sample(key, gmm: GMMPrior, num: int) -> Float[Array, "num d"]:
-    """``num`` exact draws from a Gaussian mixture."""
+    """``num`` exact draws from a Gaussian mixture: a component ``k ~ w``, then ``m_k + chol(S_k) z``.
+
+    Args:
+      key: PRNG key.
+      gmm: :class:`GMMPrior` (not validated).
+      num: number of draws, int ``>= 1``.
+
+    Returns:
+      ``(num, d)`` float array.
+
+    Raises:
+      TypeError: ``num`` is not an int.
+      ValueError: ``num < 1``.
+    """
     num = check_int(num, "num", min_value=1)
     k_c, k_z = jax.random.split(key)
     comp = jax.random.choice(k_c, gmm.weights.shape[0], (num,), p=gmm.weights)
@@ -187,7 +299,24 @@ def gmm_sample(key, gmm: GMMPrior, num: int) -> Float[Array, "num d"]:
 
 @cites(TOURON)
 def gmm_toy_scores(gmm: GMMPrior, lik_cov, alpha_fn: Callable) -> tuple[Callable, Callable]:
-    """Exact diffused prior and single-observation posterior scores for a GMM prior, Gaussian likelihood."""
+    """Exact diffused prior and single-observation posterior scores for a GMM prior and a Gaussian likelihood.
+
+    The non-Gaussian check of the module docstring: the prior score is :func:`gmm_score` of ``gmm``, the
+    posterior score given ``x`` that of :func:`gmm_posterior` with ``n = 1``.
+
+    Args:
+      gmm: :class:`GMMPrior`, the prior.
+      lik_cov: ``(d, d)`` float array, the likelihood covariance, symmetric positive definite.
+      alpha_fn: the noise schedule ``t -> α_t``.
+
+    Returns:
+      ``(prior_score_fn, post_score_fn)``: ``(θ (d,), t) -> (d,)`` and ``(θ (d,), x (d,), t) -> (d,)``.
+
+    Raises:
+      TypeError: an array of ``gmm`` or ``lik_cov`` is not a float array.
+      ValueError: ``gmm``'s arrays are not ``(K,)``, ``(K, d)``, ``(K, d, d)``; a component covariance or
+        ``lik_cov`` is not symmetric positive definite; or ``lik_cov`` is not ``(d, d)``.
+    """
     gmm = _check_gmm(gmm)
     lik_cov = as_array(lik_cov, "lik_cov", shape=(gmm.means.shape[1],) * 2)
     lik_cov = check_psd(lik_cov, "lik_cov", strict=True)

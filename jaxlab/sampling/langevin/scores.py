@@ -56,7 +56,24 @@ def _scores(prior_score, post_scores, n):
 def geffner_score(
     prior_score: Float[Array, " d"], post_scores: Float[Array, "n d"], n: int | None = None
 ) -> Float[Array, " d"]:
-    """Geffner's composite score ``(1-n) s_λ + Σ_j s_j`` (``n = 1`` gives the single posterior score)."""
+    """Geffner's composite (F-NPSE) score ``s^G = (1-n) s_λ + Σ_j s_j`` at one point and level.
+
+    Geffner, Papamakarios & Mnih, *Compositional score modeling for simulation-based inference*, ICML 2023,
+    arXiv:2209.14249. ``n = 1`` gives the single posterior score.
+
+    Args:
+      prior_score: ``(d,)`` float array, the (diffused) prior score ``s_λ``.
+      post_scores: ``(n, d)`` float array, the (diffused) single-observation posterior scores ``s_j``.
+      n: the number of observations; ``None`` means ``post_scores.shape[0]`` (which it must equal).
+
+    Returns:
+      ``(d,)`` float array, the composite score.
+
+    Raises:
+      TypeError: a score is not a float array, or ``n`` is not an int.
+      ValueError: ``prior_score`` is not 1-d, ``post_scores`` is not ``(n, d)`` with ``n >= 1``, or ``n``
+        differs from ``post_scores.shape[0]``.
+    """
     prior_score, post_scores, n = _scores(prior_score, post_scores, n)
     return (1 - n) * prior_score + post_scores.sum(0)
 
@@ -69,8 +86,28 @@ def _prec_t(prec, alpha):
 def linhart_weights(prior_cov, post_covs, alpha, n: int | None = None) -> tuple[Array, Array, Array]:
     """Precisions of Linhart's GAUSS composite score at ``α``: ``(Λ_t, Σ_{λ,t}^{-1}, Σ_{j,t}^{-1})``.
 
-    ``post_covs`` is ``(n, d, d)`` or one shared ``(d, d)`` covariance (then ``n`` is required and the
-    returned ``post_precs_t`` stays ``(d, d)``: n copies are never materialised). Inverses use Cholesky.
+    ``Σ_{λ,t}^{-1} = Σ_λ^{-1} + α/(1-α) I``, ``Σ_{j,t}^{-1} = Σ_j^{-1} + α/(1-α) I`` and
+    ``Λ_t = (1-n) Σ_{λ,t}^{-1} + Σ_j Σ_{j,t}^{-1}`` (Linhart, Cardoso, Gramfort, Le Corff, Rodrigues, *Diffusion
+    posterior sampling for simulation-based inference in tall data settings*, arXiv:2404.07593). Inverses use
+    Cholesky.
+
+    Args:
+      prior_cov: ``(d, d)`` float array ``Σ_λ``, symmetric positive definite.
+      post_covs: ``(n, d, d)`` float array of ``Σ_j``, or one shared ``(d, d)`` covariance (then ``n`` is
+        required and the returned ``post_precs_t`` stays ``(d, d)``: ``n`` copies are never materialised);
+        each symmetric positive definite.
+      alpha: float in ``(0, 1)`` (or 0-d array), ``α_t``.
+      n: the number of observations; required with a shared ``(d, d)`` ``post_covs``, else it must equal
+        ``post_covs.shape[0]`` (or be ``None``).
+
+    Returns:
+      ``(Lambda_t, prior_prec_t, post_precs_t)``: ``(d, d)``, ``(d, d)`` and ``(n, d, d)`` (or ``(d, d)``)
+      float arrays.
+
+    Raises:
+      TypeError: an input is not a float array, or ``n`` is not an int.
+      ValueError: a covariance has the wrong shape or is not symmetric positive definite (under ``jit``: at
+        run time); ``n`` is missing or inconsistent; ``alpha`` is not a scalar in ``(0, 1)``.
     """
     prior_cov = as_array(prior_cov, "prior_cov", ndim=2)
     d = prior_cov.shape[0]
@@ -101,9 +138,25 @@ def linhart_weights(prior_cov, post_covs, alpha, n: int | None = None) -> tuple[
 
 @cites(LINHART)
 def linhart_score(prior_score, post_scores, Lambda_t, prior_prec_t, post_precs_t, n: int | None = None):
-    """Linhart's composite score ``Λ_t^{-1} [(1-n) Σ_{λ,t}^{-1} s_λ + Σ_j Σ_{j,t}^{-1} s_j]``.
+    """Linhart's composite (GAUSS) score ``s^L = Λ_t^{-1} [(1-n) Σ_{λ,t}^{-1} s_λ + Σ_j Σ_{j,t}^{-1} s_j]``.
 
-    ``post_precs_t`` is ``(n, d, d)`` or one shared ``(d, d)`` matrix (as :func:`linhart_weights` returns).
+    Linhart et al., arXiv:2404.07593; the precisions come from :func:`linhart_weights` (or, for the JAC
+    variant, from Tweedie covariances).
+
+    Args:
+      prior_score: ``(d,)`` float array, the diffused prior score ``s_λ``.
+      post_scores: ``(n, d)`` float array, the diffused single-observation posterior scores ``s_j``.
+      Lambda_t: ``(d, d)`` float array ``Λ_t`` (inverted explicitly: it is shared across particles).
+      prior_prec_t: ``(d, d)`` float array ``Σ_{λ,t}^{-1}``.
+      post_precs_t: ``(n, d, d)`` float array of ``Σ_{j,t}^{-1}``, or one shared ``(d, d)`` matrix.
+      n: the number of observations; ``None`` means ``post_scores.shape[0]`` (which it must equal).
+
+    Returns:
+      ``(d,)`` float array, the composite score.
+
+    Raises:
+      TypeError: an input is not a float array, or ``n`` is not an int.
+      ValueError: an input has the wrong shape, or ``n`` differs from ``post_scores.shape[0]``.
     """
     prior_score, post_scores, n = _scores(prior_score, post_scores, n)
     d = prior_score.shape[0]
@@ -146,17 +199,44 @@ def make_composite_score(
 ) -> ScoreFn:
     """Build ``score_fn(θ (d,), t) -> (d,)`` composing user score models over the observations ``xs``.
 
+    The composite scores of the module docstring: Geffner's F-NPSE (arXiv:2209.14249), Linhart's GAUSS with
+    fixed covariances, or GAUSS-JAC with state-dependent Tweedie covariances ``((1-α)/α)(I + (1-α) ∇_θ s)``
+    (arXiv:2404.07593; one ``jax.jacfwd`` per score model and evaluation). The output shapes of the user
+    functions are checked when ``score_fn`` is first traced.
+
     Args:
       kind: ``"geffner"``, ``"linhart"`` (GAUSS; needs ``prior_cov`` and ``post_covs``) or ``"linhart_jac"``.
-      prior_score_fn: ``(θ, t) -> s_λ(θ, t)``, the diffused prior score (any callable or equinox module).
-      post_score_fn: ``(θ, x, t) -> s(θ, t | x)``, the diffused single-observation posterior score.
-      xs: the n observations, stacked on axis 0 (``post_score_fn`` is vmapped over them).
-      prior_cov, post_covs: ``Σ_λ`` and ``Σ_j`` (``(n, d, d)`` or shared ``(d, d)``) for ``"linhart"``.
-      alpha_fn: the noise schedule ``t -> α_t``.
-      prior_mode: ``"diffused"`` (default) or ``"tempered"`` (Geffner's original
-        ``(1-n)(1 - t/t_max) s_λ(θ, 0)``; Geffner only).
+      prior_score_fn: ``(θ (d,), t) -> (d,)``, the diffused prior score ``s_λ(θ, t)`` (any callable or equinox
+        module).
+      post_score_fn: ``(θ (d,), x, t) -> (d,)``, the diffused single-observation posterior score ``s(θ, t | x)``.
+      xs: ``(n, ...)`` array of the ``n`` observations stacked on axis 0 (``post_score_fn`` is vmapped over
+        them).
+      prior_cov: ``(d, d)`` float array ``Σ_λ`` for ``"linhart"`` (symmetric positive definite).
+      post_covs: ``(n, d, d)`` float array of ``Σ_j``, or one shared ``(d, d)``, for ``"linhart"``.
+      alpha_fn: the noise schedule ``t -> α_t`` (GAUSS only).
+      prior_mode: ``"diffused"`` (default) or ``"tempered"``: Geffner's original prior factor
+        ``(1-n)(1 - t/t_max) ∇log λ(θ)``, evaluated as ``prior_score_fn(θ, 0)`` (``kind="geffner"`` only).
+      t_max: positive float, the first level (used by ``"tempered"``).
 
-    The output shapes of the user functions are checked when ``score_fn`` is first traced.
+    Returns:
+      ``score_fn(θ (d,), t) -> (d,)``, a :data:`ScoreFn` for :func:`jaxlab.sampling.langevin.annealed_langevin`.
+
+    Raises:
+      TypeError: a score function is not callable, ``xs`` is not numeric, or a covariance is not a float
+        array.
+      ValueError: unknown ``kind`` or ``prior_mode``; ``"tempered"`` with a GAUSS kind; ``xs`` without an
+        observation; ``t_max`` not positive; ``"linhart"`` without ``prior_cov``/``post_covs`` or with
+        covariances of the wrong shape or not positive definite. When ``score_fn`` is first traced: ``θ`` is
+        not 1-d or a score function returns a wrong shape.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxlab.sampling.langevin import make_composite_score
+      >>> prior = lambda theta, t: -theta
+      >>> post = lambda theta, x, t: -(theta - x)
+      >>> score = make_composite_score("geffner", prior, post, jnp.ones((3, 2)))
+      >>> score(jnp.zeros(2), 0.5)
+      Array([3., 3.], dtype=float32)
     """
     if kind not in ("geffner", "linhart", "linhart_jac"):
         raise ValueError(f"kind must be 'geffner', 'linhart' or 'linhart_jac', got {kind!r}")

@@ -9,10 +9,13 @@ iteration), :mod:`~jaxlab.sampling.msip.estimators` (kernel-mean-embedding estim
 
 Example::
 
-    from jaxlab.sampling import msip, benchmarks
+    import jax
+    from jaxlab.sampling import benchmarks, msip
     target = benchmarks.gmm()
     est = msip.fredholm_estimator(target.log_density, gamma=0.9)
-    state, trace = msip.msip(jax.random.key(1), Y0, est, num_steps=200, step_size=0.1)
+    Y0 = 3.0 * jax.random.normal(jax.random.key(0), (40, 2))
+    state, trace = msip.msip(jax.random.key(1), Y0, est, num_steps=200, step_size=0.1, lengthscale=0.5)
+    state.particles, state.weights    # the nodes and weights of the quadrature rule
 """
 
 from jaxlab.sampling.msip import benchmarks, pde_inverse

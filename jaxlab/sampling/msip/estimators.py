@@ -116,7 +116,7 @@ def _inner_rule(quadrature, n_quad: int, n_radial: int, common_nodes: bool):
             raise ValueError(f"quadrature must be 'mc', 'spherical_radial' or (nodes, weights), got a tuple of "
                              f"length {len(quadrature)}")
         nodes = as_array(quadrature[0], "quadrature nodes", ndim=2)
-        # 1e-8 (A.8) for float64 rules; a float32 rule can only sum to 1 within its own rounding
+        # 1e-8 for float64 rules (chosen here); a float32 rule can only sum to 1 within its own rounding
         eps = float(jnp.finfo(jnp.result_type(quadrature[1])).eps) if hasattr(quadrature[1], "dtype") else 0.0
         nodes, weights = check_quadrature(nodes, quadrature[1], nodes.shape[1],
                                           atol=max(1e-8, 4.0 * eps * nodes.shape[0]))
@@ -161,8 +161,27 @@ def _self_normalised(Y, sigma, z, log_w, lp, grads, gamma):
 def fredholm_estimator(
     log_density: Callable, *, gamma: float = 0.9, grad_log_density: Callable | None = None
 ) -> Estimator:
-    """Zero-cost "Fredholm" estimator: ``log v0 ≈ log π̃(y)``, ``r ≈ γ σ² ∇log π̃(y)`` (one value and gradient
-    per particle). Exact with ``γ = 1`` for the Gaussian deconvolution of ``π`` by ``N(0, σ²I)``."""
+    """Zero-cost "Fredholm" estimator: ``log v0 ≈ log π̃(y)``, ``r ≈ γ σ² ∇log π̃(y)``.
+
+    One value and one gradient of ``log π̃`` per particle, no inner quadrature. With ``γ = 1`` it is exact for
+    the Gaussian deconvolution ``ρ`` of ``π`` by ``N(0, σ²I)`` (so MSIP then quantizes ``ρ``, not ``π``); keep
+    ``σ`` small against the target's scale. Reconstructed (the text of Belhadji, Sharp, Marzouk,
+    arXiv:2605.14142, was not available) from the authors' public code, where it is the default estimator with
+    ``γ = 0.9``.
+
+    Args:
+      log_density: ``log π̃(x)`` for one point ``x`` of shape ``(d,)``, returning a scalar (unnormalized).
+      gamma: ``γ ∈ [0, 1]``, the weight of the gradient term.
+      grad_log_density: optional ``∇log π̃(x) -> (d,)``; ``None`` differentiates ``log_density`` with
+        :func:`jax.value_and_grad`.
+
+    Returns:
+      The estimator ``est(key, Y (N, d), σ) -> (log v0 (N,), r (N, d))`` (``key`` is unused).
+
+    Raises:
+      ValueError: ``gamma`` is outside ``[0, 1]``. When the estimator is first traced: ``log_density`` fails on
+        a ``(d,)`` point or does not return a scalar, or ``grad_log_density`` returns a wrong shape.
+    """
     gamma = _check_gamma(gamma)
     vg = jax.vmap(_value_and_grad(log_density, grad_log_density))
 
@@ -184,11 +203,51 @@ def gradient_informed_estimator(
     common_nodes: bool = False,
     grad_log_density: Callable | None = None,
 ) -> Estimator:
-    """Self-normalised kernel-proposal estimator mixing ``σ z`` and ``σ² ∇log π̃`` with weight ``γ``.
+    """Gradient-informed estimator: self-normalised importance sampling with the kernel as proposal.
 
-    ``quadrature``: ``"mc"`` (``n_quad`` fresh N(0, I) nodes per particle), ``"spherical_radial"``
-    (``n_quad`` random directions × ``n_radial`` Gauss-Laguerre radii) or a ``(nodes (Q, d), weights (Q,))``
-    rule for N(0, I_d) shared by every particle. ``common_nodes=True`` shares the random nodes too.
+    With a rule ``(z_q, ω_q)`` for ``N(0, I_d)`` and ``x_q = y + σ z_q``::
+
+        log v0(y) ≈ logsumexp_q(log ω_q + log π̃(x_q)),
+        r(y) ≈ Σ_q p_q [(1-γ) σ z_q + γ σ² ∇log π̃(x_q)],    p = softmax_q(log ω_q + log π̃(x_q)),
+
+    by Gaussian integration by parts ``E[σ z f(y + σz)] = σ² E[∇f(y + σz)]``; ``γ = 0`` is
+    :func:`gradient_free_estimator`. ``log v0`` is returned up to the constant ``-log Z``. Reconstructed (the
+    text of Belhadji, Sharp, Marzouk, arXiv:2605.14142, was not available) from the predecessor paper
+    arXiv:2502.10600 and the authors' public code, whose experiment scripts use ``γ = 0.9`` and ``n_quad = 5``.
+
+    Args:
+      log_density: ``log π̃(x)`` for one point ``x`` of shape ``(d,)``, returning a scalar (unnormalized).
+      gamma: ``γ ∈ [0, 1]``, the weight of the gradient term.
+      n_quad: ``"mc"``: the number ``Q`` of nodes per particle; ``"spherical_radial"``: the number of random
+        directions. Integer ``>= 1``.
+      quadrature: ``"mc"`` (fresh ``N(0, I)`` nodes per particle and per call, weights ``1/Q``),
+        ``"spherical_radial"`` (``n_quad`` random directions on the sphere times ``n_radial`` generalised
+        Gauss-Laguerre radii with ``α = d/2 - 1``, so ``Q = n_quad · n_radial``) or a deterministic rule
+        ``(nodes (Q, d), weights (Q,))`` for ``N(0, I_d)`` shared by every particle, e.g.
+        :func:`jaxlab.core.quadrature.gauss_hermite`.
+      n_radial: number of radii of ``"spherical_radial"``, integer ``>= 1``.
+      common_nodes: share the random nodes (``"mc"``, ``"spherical_radial"``) between the particles.
+      grad_log_density: optional ``∇log π̃(x) -> (d,)``; ``None`` uses :func:`jax.value_and_grad`.
+
+    Returns:
+      The estimator ``est(key, Y (N, d), σ) -> (log v0 (N,), r (N, d))``; ``key`` draws the random nodes.
+
+    Raises:
+      TypeError: ``n_quad`` or ``n_radial`` is not an int, or the nodes or weights of a user rule are not
+        float arrays.
+      ValueError: ``gamma`` is outside ``[0, 1]``; ``n_quad`` or ``n_radial`` is below 1; ``quadrature`` is
+        none of the accepted forms; a user rule is not ``(Q, d)``, ``(Q,)`` with weights nonnegative and
+        summing to 1 (within ``max(1e-8, 4 Q ε, 64 ε)``, ``ε`` the weights' machine epsilon). When the
+        estimator is first traced: the particles' ``d`` differs from a user rule's, or
+        ``log_density``/``grad_log_density`` fails or returns a wrong shape.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.sampling.msip import gradient_informed_estimator
+      >>> est = gradient_informed_estimator(lambda x: -0.5 * jnp.sum(x**2), n_quad=8)
+      >>> log_v0, r = jax.jit(est)(jax.random.key(0), jnp.ones((4, 2)), 0.5)
+      >>> log_v0.shape, r.shape
+      ((4,), (4, 2))
     """
     gamma = _check_gamma(gamma)
     return _quadrature_estimator(log_density, grad_log_density, gamma, n_quad, quadrature, n_radial, common_nodes,
@@ -204,8 +263,31 @@ def gradient_free_estimator(
     n_radial: int = 3,
     common_nodes: bool = False,
 ) -> Estimator:
-    """Self-normalised importance sampling with the kernel as proposal (no gradients); see
-    :func:`gradient_informed_estimator` for the quadrature options (this is its ``γ = 0`` case)."""
+    """Gradient-free estimator: self-normalised importance sampling with the kernel as proposal.
+
+    With a rule ``(z_q, ω_q)`` for ``N(0, I_d)`` and ``x_q = y + σ z_q``::
+
+        log v0(y) ≈ logsumexp_q(log ω_q + log π̃(x_q)),    r(y) ≈ Σ_q p_q σ z_q,
+        p = softmax_q(log ω_q + log π̃(x_q)),
+
+    the ``γ = 0`` case of :func:`gradient_informed_estimator` (which details the quadrature options), using
+    only values of ``log π̃``. Reconstructed as that one.
+
+    Args:
+      log_density: ``log π̃(x)`` for one point ``x`` of shape ``(d,)``, returning a scalar (unnormalized).
+      n_quad: nodes per particle (``"mc"``) or random directions (``"spherical_radial"``), integer ``>= 1``.
+      quadrature: ``"mc"``, ``"spherical_radial"`` or a ``(nodes (Q, d), weights (Q,))`` rule for
+        ``N(0, I_d)``.
+      n_radial: number of radii of ``"spherical_radial"``, integer ``>= 1``.
+      common_nodes: share the random nodes between the particles.
+
+    Returns:
+      The estimator ``est(key, Y (N, d), σ) -> (log v0 (N,), r (N, d))``; ``key`` draws the random nodes.
+
+    Raises:
+      TypeError: ``n_quad`` or ``n_radial`` is not an int, or a user rule is not made of float arrays.
+      ValueError: as :func:`gradient_informed_estimator` (except for ``gamma``).
+    """
     return _quadrature_estimator(log_density, None, 0.0, n_quad, quadrature, n_radial, common_nodes, use_grad=False)
 
 
@@ -233,7 +315,22 @@ def _quadrature_estimator(log_density, grad_log_density, gamma, n_quad, quadratu
 
 @cites(MSIP)
 def exact_estimator(v0_fn: Callable, v1_fn: Callable) -> Estimator:
-    """Estimator from closed forms ``v0_fn(y, σ) -> ()`` and ``v1_fn(y, σ) -> (d,)`` (tests, known targets)."""
+    """Estimator from closed forms of ``v0(y) = ∫ k_σ(y, x) π(dx)`` and ``v1(y) = ∫ x k_σ(y, x) π(dx)``.
+
+    Returns ``log v0`` and ``r = v1/v0 - y`` exactly (for tests and targets with known embeddings; normalized,
+    as :func:`jaxlab.sampling.msip.wfr_vector_field` and :func:`reduced_objective` need).
+
+    Args:
+      v0_fn: ``v0_fn(y (d,), σ) -> ()``, positive.
+      v1_fn: ``v1_fn(y (d,), σ) -> (d,)``.
+
+    Returns:
+      The estimator ``est(key, Y (N, d), σ) -> (log v0 (N,), r (N, d))`` (``key`` is unused).
+
+    Raises:
+      ValueError: (when the estimator is first traced) ``v0_fn`` does not return a scalar or ``v1_fn`` does not
+        return the shape of ``y``.
+    """
 
     def one(y, lengthscale):
         v0 = v0_fn(y, lengthscale)
@@ -253,9 +350,25 @@ def exact_estimator(v0_fn: Callable, v1_fn: Callable) -> Estimator:
 
 @cites(MSIP)
 def gaussian_estimator(mean: Float[Array, " d"], cov: Float[Array, "d d"]) -> Estimator:
-    """Exact ``(log v0, r)`` for ``π = N(m, S)``, in log space::
+    """Exact ``(log v0, r)`` for the Gaussian target ``π = N(m, S)``, in log space::
 
         v0(y) = det(I + S/σ²)^{-1/2} exp(-½ (y-m)ᵀ (S + σ²I)⁻¹ (y-m)),   r(y) = -σ² (S + σ²I)⁻¹ (y - m).
+
+    ``log v0`` is the normalized one (one Cholesky factorisation of ``S + σ²I`` per call).
+
+    Args:
+      mean: ``(d,)`` float array ``m``, finite.
+      cov: ``(d, d)`` float array ``S``, finite, symmetric positive semidefinite (not checked: an indefinite
+        ``S + σ²I`` gives NaN).
+
+    Returns:
+      The estimator ``est(key, Y (N, d), σ) -> (log v0 (N,), r (N, d))`` (``key`` is unused), computed in the
+      dtype of ``Y``.
+
+    Raises:
+      TypeError: ``mean`` or ``cov`` is not a float array.
+      ValueError: ``mean`` is not 1-d, ``cov`` is not ``(d, d)``, or either has non-finite entries; when the
+        estimator is called, particles with a number of columns other than ``d``.
     """
     mean = as_array(mean, "mean", ndim=1)
     d = mean.shape[0]
@@ -280,7 +393,23 @@ def gaussian_estimator(mean: Float[Array, " d"], cov: Float[Array, "d d"]) -> Es
 def empirical_estimator(data: Float[Array, "n d"], weights: Float[Array, " n"] | None = None) -> Estimator:
     """Exact ``(log v0, r)`` for the empirical target ``Σ_ℓ a_ℓ δ_{x_ℓ}`` (``a`` uniform by default)::
 
-        log v0(y) = logsumexp_ℓ(log a_ℓ - ||y - x_ℓ||²/(2σ²)),   r(y) = Σ_ℓ p_ℓ(y) x_ℓ - y,  p = softmax(...).
+        log v0(y) = logsumexp_ℓ(log a_ℓ - ||y - x_ℓ||²/(2σ²)),   r(y) = Σ_ℓ p_ℓ(y) x_ℓ - y,  p = softmax(...),
+
+    the quantization setting of Belhadji, Sharp, Marzouk, *Weighted quantization using MMD: From mean field to
+    mean shift via gradient flows*, arXiv:2502.10600 (``log v0`` normalized).
+
+    Args:
+      data: ``(n, d)`` float array of target points ``x_ℓ``, finite.
+      weights: optional ``(n,)`` float array ``a``, nonnegative and summing to 1; ``None`` means ``1/n``.
+
+    Returns:
+      The estimator ``est(key, Y (N, d), σ) -> (log v0 (N,), r (N, d))`` (``key`` is unused).
+
+    Raises:
+      TypeError: ``data`` or ``weights`` is not a float array.
+      ValueError: ``data`` is not a finite 2-d array, ``weights`` is not ``(n,)`` or not a probability vector
+        (concrete inputs only), or, when the estimator is called, particles with a number of columns other
+        than ``d``.
     """
     data = as_array(data, "data", ndim=2)
     data = check_finite(data, "data")

@@ -103,8 +103,14 @@ __all__ = [
 class MSIPState(NamedTuple):
     """MSIP state at the current nodes (every field is consistent with ``particles``).
 
-    ``particles (N, d)``, ``log_v0 (N,)`` (up to an additive constant), ``shift (N, d)`` (``r``),
-    ``weights (N,)`` (normalized ``w̄``), ``image (N, d)`` (``T(Y)``), ``lengthscale ()``, ``step ()``.
+    Attributes:
+      particles: ``(N, d)`` float array, the nodes ``Y``.
+      log_v0: ``(N,)`` float array, ``log v0(y_i)`` up to an additive constant (as the estimator returns it).
+      shift: ``(N, d)`` float array, the mean shift vectors ``r(y_i)``.
+      weights: ``(N,)`` float array, the normalized MMD-optimal weights ``w̄ = w*/Σ_i w*_i`` (may be negative).
+      image: ``(N, d)`` float array, the map ``T(Y)`` at the current nodes.
+      lengthscale: 0-d float array, the bandwidth ``σ`` used at these nodes.
+      step: 0-d int32 array, the number of steps taken.
     """
 
     particles: Array
@@ -117,7 +123,13 @@ class MSIPState(NamedTuple):
 
 
 class MSIPInfo(NamedTuple):
-    """Per-step diagnostics: largest particle move, bandwidth used, and negative weight mass ``Σ max(-w̄, 0)``."""
+    """Per-step diagnostics of :func:`msip_algorithm`'s step.
+
+    Attributes:
+      displacement: 0-d float array, the largest particle move ``max_i ||y_i^{t+1} - y_i^t||``.
+      lengthscale: 0-d float array, the bandwidth ``σ`` at the new nodes.
+      negative_weight: 0-d float array, the negative weight mass ``Σ_i max(-w̄_i, 0)`` at the new nodes.
+    """
 
     displacement: Array
     lengthscale: Array
@@ -127,7 +139,16 @@ class MSIPInfo(NamedTuple):
 
 
 def default_lengthscale(n: int, d: int) -> float:
-    """The authors' default bandwidth ``σ = sqrt(d / N)``."""
+    """The default bandwidth ``σ = sqrt(d / N)`` of Belhadji, Sharp, Marzouk (arXiv:2605.14142), taken from the
+    authors' public run script (the paper's text was not available).
+
+    Args:
+      n: number of particles ``N >= 1``.
+      d: dimension ``d >= 1``.
+
+    Returns:
+      ``sqrt(d / n)`` as a Python float.
+    """
     return math.sqrt(d / n)
 
 
@@ -186,7 +207,30 @@ def msip_map(
     lengthscale,
     jitter: float = 1e-7,
 ) -> Float[Array, "N d"]:
-    """The MSIP map ``T(Y)_i = [K⁻¹(v̂0 ⊙ (Y + R))]_i / [K⁻¹ v̂0]_i`` (log-space, one linear solve)."""
+    """The MSIP fixed-point map at the nodes ``Y`` (derived, see the module docstring).
+
+    ``T(Y)_i = [K⁻¹(v̂0 ⊙ (Y + R))]_i / [K⁻¹ v̂0]_i`` with ``K = K_σ(Y) + δ I`` and ``v̂0 = exp(log v0 - max log
+    v0)``: one Cholesky factorisation and one solve with ``d + 1`` right-hand sides. Adding a constant to
+    ``log_v0`` leaves ``T`` unchanged. A particle whose ``[K⁻¹ v̂0]_i`` is exactly 0 moves to ``y_i + r_i``.
+    From Belhadji, Sharp, Marzouk, *To discretize continually: Mean shift interacting particle systems for
+    Bayesian inference*, arXiv:2605.14142, and *Weighted quantization using MMD*, arXiv:2502.10600.
+
+    Args:
+      Y: ``(N, d)`` float array of nodes, finite.
+      log_v0: ``(N,)`` float array, ``log v0(y_i)`` up to an additive constant.
+      r: ``(N, d)`` float array, the mean shift vectors ``r(y_i)``.
+      lengthscale: positive float (or 0-d array), the Gaussian kernel bandwidth ``σ``.
+      jitter: ``δ >= 0`` added to the diagonal of the Gram matrix. The default ``1e-7`` suits float64; use
+        about ``1e-4`` in float32.
+
+    Returns:
+      ``(N, d)`` float array ``T(Y)``, dtype of the inputs.
+
+    Raises:
+      TypeError: an array argument has a non-float dtype, or ``lengthscale``/``jitter`` is not real.
+      ValueError: ``Y`` is not a finite ``(N, d)`` array with ``N, d >= 1``; ``log_v0`` or ``r`` has the wrong
+        shape; ``lengthscale <= 0``; ``jitter < 0``; or two particles coincide with ``jitter = 0``.
+    """
     Y = _check_nodes(Y)
     n, d = Y.shape
     log_v0 = as_array(log_v0, "log_v0", shape=(n,))
@@ -200,10 +244,36 @@ def msip_map(
 def optimal_weights(
     Y: Float[Array, "N d"], log_v0: Float[Array, " N"], *, lengthscale, jitter: float = 1e-7, normalize: bool = True
 ) -> Float[Array, " N"]:
-    """MMD-optimal weights ``w* = K⁻¹ v0`` at fixed nodes; normalized ``w̄ = w*/Σ w*`` by default.
+    """MMD-optimal weights at fixed nodes: ``w* = K⁻¹ v0(Y)``, normalized ``w̄ = w*/Σ_i w*_i`` by default.
 
-    ``normalize=False`` returns ``K⁻¹ exp(log_v0)``, meaningful only when ``log_v0`` is the log of the true
-    (normalized) kernel mean embedding.
+    ``w*`` minimises ``MMD²(Σ_i w_i δ_{y_i}, π) = wᵀ K w - 2 wᵀ v0(Y) + c_π`` with ``K = K_σ(Y) + δ I``
+    (Belhadji, Sharp, Marzouk, arXiv:2605.14142 and arXiv:2502.10600). The normalized weights are computed from
+    ``exp(log v0 - max log v0)`` and do not depend on the normalizing constant of ``π``.
+
+    Args:
+      Y: ``(N, d)`` float array of nodes, finite.
+      log_v0: ``(N,)`` float array, ``log v0(y_i)`` (up to an additive constant when ``normalize=True``).
+      lengthscale: positive float (or 0-d array), the Gaussian kernel bandwidth ``σ``.
+      jitter: ``δ >= 0`` added to the diagonal of the Gram matrix.
+      normalize: return ``w̄``; ``False`` returns ``K⁻¹ exp(log_v0)``, meaningful only when ``log_v0`` is the
+        log of the true (normalized) kernel mean embedding.
+
+    Returns:
+      ``(N,)`` float array of weights (they may be negative).
+
+    Raises:
+      TypeError: an array argument has a non-float dtype, or ``lengthscale``/``jitter`` is not real.
+      ValueError: ``Y`` is not a finite ``(N, d)`` array with ``N, d >= 1``; ``log_v0`` is not ``(N,)``;
+        ``lengthscale <= 0``; ``jitter < 0``; or two particles coincide with ``jitter = 0``.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.sampling.msip import optimal_weights
+      >>> Y = jax.random.normal(jax.random.key(0), (6, 2))
+      >>> log_v0 = -0.5 * jnp.sum(Y**2, axis=1) / (1 + 0.8**2)  # π = N(0, I), σ = 0.8, up to a constant
+      >>> w = optimal_weights(Y, log_v0, lengthscale=0.8)
+      >>> round(float(w.sum()), 5)
+      1.0
     """
     Y = _check_nodes(Y)
     log_v0 = as_array(log_v0, "log_v0", shape=(Y.shape[0],))
@@ -225,8 +295,27 @@ def _weights_jit(Y, log_v0, lengthscale, jitter, normalize):
 def reduced_objective(
     Y: Float[Array, "N d"], log_v0: Float[Array, " N"], c_pi, *, lengthscale, jitter: float = 0.0
 ) -> Float[Array, ""]:
-    """``F(Y) = c_π - v0ᵀ K⁻¹ v0``: the MMD² of the optimally weighted rule (needs the true ``v0`` and
-    ``c_π = ∫∫ k_σ dπ dπ``). Differentiable in ``Y``."""
+    """Reduced objective ``F(Y) = c_π - v0ᵀ K⁻¹ v0``: the MMD² of the optimally weighted rule at the nodes ``Y``.
+
+    ``K = K_σ(Y) + δ I``; minimising ``F`` over ``Y`` is what MSIP does (Belhadji, Sharp, Marzouk,
+    arXiv:2605.14142 and arXiv:2502.10600). Differentiable in ``Y``. Needs the true (normalized) ``v0`` and
+    ``c_π = ∫∫ k_σ(x, x') π(dx) π(dx')``.
+
+    Args:
+      Y: ``(N, d)`` float array of nodes.
+      log_v0: ``(N,)`` float array, the log of the true kernel mean embedding ``v0(y_i)``.
+      c_pi: float (or 0-d array), ``c_π`` for the same bandwidth.
+      lengthscale: positive float (or 0-d array), the bandwidth ``σ`` (not validated here).
+      jitter: ``δ >= 0`` added to the diagonal of the Gram matrix (default ``0``, unlike the other functions
+        of this module).
+
+    Returns:
+      0-d float array ``F(Y)``.
+
+    Raises:
+      TypeError: ``Y`` or ``log_v0`` has a non-float dtype.
+      ValueError: ``Y`` is not 2-dimensional or ``log_v0`` is not ``(N,)``.
+    """
     Y = as_array(Y, "Y", ndim=2)
     log_v0 = as_array(log_v0, "log_v0", shape=(Y.shape[0],))
     K = gram(Y, lengthscale=lengthscale) + jitter * jnp.eye(Y.shape[0], dtype=Y.dtype)
@@ -309,10 +398,28 @@ def msip_init(
     jitter: float = 1e-7,
     lengthscale_rule: float | None = None,
 ) -> MSIPState:
-    """Evaluate the estimator, the map ``T`` and the weights at the initial nodes ``Y0``.
+    """Initial :class:`MSIPState`: the estimator, the map ``T`` and the weights at the initial nodes ``Y0``.
 
-    ``lengthscale=None`` means ``sqrt(d/N)``; with ``lengthscale_rule = q`` the bandwidth is the
-    ``q``-quantile of the pairwise distances of ``Y0`` instead.
+    The ``init`` of :func:`msip_algorithm`.
+
+    Args:
+      Y0: ``(N, d)`` float array of initial particles, finite, ``d`` the target's dimension.
+      estimator: ``est(key, Y, σ) -> (log v0 (N,), r (N, d))`` from one of the estimator factories.
+      lengthscale: positive float, the bandwidth ``σ``; ``None`` means :func:`default_lengthscale`
+        ``sqrt(d/N)``. Ignored when ``lengthscale_rule`` is given.
+      key: PRNG key handed to the estimator.
+      jitter: ``δ >= 0`` added to the Gram diagonal.
+      lengthscale_rule: ``q ∈ [0, 1]``: the bandwidth is the ``q``-quantile of the pairwise distances of
+        ``Y0`` (needs ``N >= 2``); ``None`` keeps ``lengthscale``.
+
+    Returns:
+      The :class:`MSIPState` at ``Y0`` with ``step = 0``.
+
+    Raises:
+      TypeError: ``estimator`` is not callable, or ``Y0`` is not a float array.
+      ValueError: ``Y0`` is not a finite ``(N, d)`` array; a hyperparameter is out of range; particles coincide
+        with ``jitter = 0``; the estimator returns arrays of the wrong shape; or ``log v0``, the shifts or the
+        weights are not finite at an initial particle (the message names the first one).
     """
     check_estimator(estimator)
     Y0 = _check_nodes(Y0, "Y0")
@@ -361,11 +468,29 @@ def msip_step(
     lengthscale_rule=None,
     bounds: tuple | None = None,
 ) -> tuple[MSIPState, MSIPInfo]:
-    """One relaxed step ``Y ← (1-η) Y + η T(Y)`` (``η = step_size``), optional clamp to ``bounds = (lo, hi)``,
-    then the bandwidth rule, the estimator (with ``key``), the map and the weights at the new nodes.
+    """One relaxed MSIP step ``Y ← (1-η) Y + η T(Y)``, ``η = step_size`` (Belhadji, Sharp, Marzouk,
+    arXiv:2605.14142).
 
-    Prefer :func:`msip_algorithm`, which binds these hyperparameters once; ``lr`` is the deprecated name of
-    ``step_size``.
+    After the move the particles are clamped to ``bounds``, the bandwidth rule is applied and the estimator
+    (with ``key``), the map and the weights are evaluated at the new nodes. Prefer :func:`msip_algorithm`,
+    which validates and binds these hyperparameters once; this function checks only ``estimator``.
+
+    Args:
+      key: PRNG key handed to the estimator.
+      state: the current :class:`MSIPState`.
+      estimator: ``est(key, Y, σ) -> (log v0, r)`` from one of the estimator factories.
+      step_size: relaxation ``η ∈ (0, 1]`` (``lr`` is its deprecated name).
+      jitter: ``δ >= 0`` added to the Gram diagonal.
+      lengthscale_rule: ``q ∈ [0, 1]``: recompute ``σ`` as the ``q``-quantile of the pairwise distances of the
+        new nodes; ``None`` keeps ``state.lengthscale``.
+      bounds: optional ``(lo, hi)`` (scalars or ``(d,)`` arrays) clamping the particles after the move.
+
+    Returns:
+      ``(new_state, info)``: the :class:`MSIPState` at the new nodes and the step's :class:`MSIPInfo`.
+
+    Raises:
+      TypeError: ``estimator`` is not callable.
+      ValueError: the estimator returns arrays of the wrong shape.
     """
     check_estimator(estimator)
     return _step(key, state, estimator, step_size, jitter, lengthscale_rule, bounds, False)
@@ -389,6 +514,11 @@ def msip_algorithm(
     clamps to ``bounds``, applies the bandwidth rule and re-evaluates the estimator (with ``key``), the map and
     the weights at the new nodes, returning ``(MSIPState, MSIPInfo)``.
 
+    Belhadji, Sharp, Marzouk, *To discretize continually: Mean shift interacting particle systems for Bayesian
+    inference*, arXiv:2605.14142. Only the abstract was available: the map ``T`` is derived from the
+    stationarity of the reduced objective (module docstring) and the estimators are reconstructed from
+    arXiv:2502.10600 and the authors' public code.
+
     Args:
       estimator: ``est(key, Y, σ) -> (log v0, r)`` from one of the estimator factories.
       step_size: relaxation ``η ∈ (0, 1]`` (may be traced).
@@ -406,11 +536,14 @@ def msip_algorithm(
       TypeError: ``estimator`` is not callable.
       ValueError: a hyperparameter is out of range (under ``jit``: at run time).
 
-    Example::
-
-        algo = msip_algorithm(fredholm_estimator(log_density), step_size=0.1)
-        state = algo.init(Y0, jax.random.key(0))
-        state, info = jax.jit(algo.step)(jax.random.key(1), state)
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.sampling.msip import gaussian_estimator, msip_algorithm
+      >>> algo = msip_algorithm(gaussian_estimator(jnp.zeros(2), jnp.eye(2)), step_size=0.5)
+      >>> state = algo.init(jax.random.normal(jax.random.key(0), (8, 2)), jax.random.key(1))
+      >>> state, info = jax.jit(algo.step)(jax.random.key(2), state)
+      >>> state.particles.shape, state.weights.shape
+      ((8, 2), (8,))
     """
     check_estimator(estimator)
     if lengthscale is not None:
@@ -468,7 +601,13 @@ def msip(
 ) -> tuple[MSIPState, RunTrace]:
     """Run ``num_steps`` MSIP steps from ``Y0`` under ``lax.scan`` (:func:`jaxlab.core.run`), jitted.
 
-    The step is that of :func:`msip_algorithm` with the same hyperparameters.
+    MSIP (Belhadji, Sharp, Marzouk, *To discretize continually: Mean shift interacting particle systems for
+    Bayesian inference*, arXiv:2605.14142) moves ``N`` particles by the relaxed fixed-point iteration
+    ``Y ← (1-η) Y + η T(Y)`` of the map ``T`` of :func:`msip_map` and weights them by :func:`optimal_weights`,
+    which makes ``Σ_i w̄_i δ_{y_i}`` an MMD-optimal quadrature rule for ``π ∝ exp(log π̃)``. Only the paper's
+    abstract was available: the map is derived from the stationarity of the reduced objective (module
+    docstring) and the estimators are reconstructed from arXiv:2502.10600 and the authors' public code. The
+    step is that of :func:`msip_algorithm` with the same hyperparameters.
 
     Args:
       key: PRNG key (one split for the initial estimate, one per step).
@@ -495,6 +634,16 @@ def msip(
       ValueError: ``Y0`` is not ``(N, d)`` and finite, its ``d`` is not the target's dimension, a hyperparameter
         is out of range, particles coincide with ``jitter = 0``, or the log density is not finite around an
         initial particle.
+
+    Example:
+      >>> import jax
+      >>> from jaxlab.sampling.msip import benchmarks, fredholm_estimator, msip
+      >>> target = benchmarks.gmm()
+      >>> est = fredholm_estimator(target.log_density, gamma=0.9)
+      >>> Y0 = 3.0 * jax.random.normal(jax.random.key(0), (16, 2))
+      >>> state, trace = msip(jax.random.key(1), Y0, est, num_steps=20, step_size=0.5, lengthscale=0.5)
+      >>> state.particles.shape, trace.infos.displacement.shape
+      ((16, 2), (20,))
     """
     check_estimator(estimator)
     Y0 = _check_nodes(Y0, "Y0")
@@ -532,8 +681,32 @@ def mean_shift(
 ) -> tuple[Float[Array, " d"], Float[Array, "T d"] | None]:
     """Classical Gaussian-kernel mean shift ``y ← y + r(y) = v1(y)/v0(y)`` (MSIP with ``N = 1``, ``η = 1``).
 
-    Vmappable over ``y0`` and ``key``. Returns ``(y_final, trajectory (num_steps, d) or None)``; ``n_steps`` is
-    the deprecated name of ``num_steps``.
+    The ``N = 1`` case of the MSIP map (Belhadji, Sharp, Marzouk, arXiv:2605.14142): the single particle climbs
+    ``log v0``, the target smoothed by the kernel, since ``r = σ² ∇log v0``. Vmappable over ``y0`` and ``key``.
+
+    Args:
+      key: PRNG key, split into one key per step for the estimator.
+      y0: ``(d,)`` float array, the starting point, finite.
+      estimator: ``est(key, Y, σ) -> (log v0, r)`` from one of the estimator factories (called with ``Y`` of
+        shape ``(1, d)``).
+      num_steps: number of steps, a static int ``>= 0`` (``n_steps`` is its deprecated name).
+      lengthscale: positive float (or 0-d array), the bandwidth ``σ``.
+      return_trajectory: also return the point after every step.
+
+    Returns:
+      ``(y_final, trajectory)``: ``(d,)`` float array, and ``(num_steps, d)`` float array or ``None``.
+
+    Raises:
+      TypeError: ``estimator`` is not callable, ``y0`` is not a float array, or ``num_steps`` is not an int.
+      ValueError: ``y0`` is not a finite 1-d array, ``lengthscale <= 0`` or ``num_steps < 0``.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.sampling.msip import gaussian_estimator, mean_shift
+      >>> est = gaussian_estimator(jnp.array([1.0, -1.0]), jnp.eye(2))
+      >>> y, _ = mean_shift(jax.random.key(0), jnp.zeros(2), est, num_steps=50, lengthscale=1.0)
+      >>> y.round(3)
+      Array([ 1., -1.], dtype=float32)
     """
     check_estimator(estimator)
     y0 = check_finite(as_array(y0, "y0", ndim=1), "y0")

@@ -52,8 +52,21 @@ def _check_mesh(m: int) -> int:
 
 
 def poisson_solve(a_cells, f_nodes) -> jax.Array:
-    """Nodal solution ``u`` (``(m+1, m+1)``, zero boundary) of ``-∇·(a∇u) = f`` for cell coefficients ``a_cells``
-    (``(m, m)``, indexed ``[x, y]``, positive) and nodal forcing ``f_nodes`` (``(m+1, m+1)`` or scalar)."""
+    """Solve ``-∇·(a∇u) = f`` on the unit square with ``u = 0`` on the boundary (finite volumes, module docstring).
+
+    Args:
+      a_cells: ``(m, m)`` float array of positive cell coefficients, indexed ``[x, y]``, ``m >= 2`` (positivity
+        is not checked: a non-positive coefficient makes the Cholesky factorisation return NaN).
+      f_nodes: nodal forcing, a ``(m+1, m+1)`` float array or a scalar (broadcast).
+
+    Returns:
+      ``(m+1, m+1)`` float array of nodal values ``u``, zero on the boundary.
+
+    Raises:
+      TypeError: ``a_cells`` is not a float array.
+      ValueError: ``a_cells`` is not a square 2-d array with ``m >= 2``, or ``f_nodes`` does not broadcast to
+        ``(m+1, m+1)``.
+    """
     a = as_array(a_cells, "a_cells", ndim=2)
     m = a.shape[0]
     if a.shape != (m, m) or m < 2:
@@ -96,7 +109,20 @@ def _observation_matrix(m: int) -> np.ndarray:
 
 
 def observe(log_theta, *, mesh: int = 32, forcing: float = 10.0) -> jax.Array:
-    """The 169 observations ``O(θ)`` (13 x 13 points, row-major in x then y) for ``log_theta`` of shape (64,)."""
+    """The forward map ``O(θ)``: ``u`` at the 13 x 13 points ``(k/14, l/14)`` for ``θ = exp(log_theta)``.
+
+    Args:
+      log_theta: ``(64,)`` float array, the log-coefficients of the 8 x 8 blocks (row-major in x then y).
+      mesh: cells per side ``m``, a multiple of 8.
+      forcing: the constant forcing ``f``.
+
+    Returns:
+      ``(169,)`` float array of observations, row-major in x then y.
+
+    Raises:
+      TypeError: ``mesh`` is not an int or ``log_theta`` is not a float array.
+      ValueError: ``mesh`` is not a multiple of 8 (or is below 8), or ``log_theta`` is not ``(64,)``.
+    """
     m = _check_mesh(mesh)
     x = as_array(log_theta, "log_theta", shape=(BLOCKS * BLOCKS,))
     return _observe(x, m, float(forcing))
@@ -118,7 +144,13 @@ def _default_truth() -> np.ndarray:
 
 
 class PDEProblem(NamedTuple):
-    """The benchmark target, the log-coefficient that generated the data, and the 169 observations."""
+    """The PDE benchmark: target, true log-coefficients and data.
+
+    Attributes:
+      target: :class:`~jaxlab.sampling.msip.Target` ``"pde_inverse_64"`` (``dim = 64``, no sampler or moments).
+      log_theta_true: ``(64,)`` float array, the log-coefficients that generated the data.
+      z: ``(169,)`` float array, the observations.
+    """
 
     target: Any
     log_theta_true: jax.Array
@@ -130,8 +162,27 @@ def pde_inverse_problem(key=None, *, mesh: int = 32, noise_std: float = 0.05, pr
                         forcing: float = 10.0, add_noise: bool = False, log_theta_true=None) -> PDEProblem:
     """The 64-dimensional posterior of the module docstring as a benchmark target (no exact sampler).
 
-    ``add_noise`` draws ``N(0, noise_std²)`` observation noise with ``key`` (default: noise-free data, as in
-    the benchmark, whose data come from a much finer mesh).
+    ``log π̃(x) = -‖x‖²/(2 prior_std²) - ‖z - O(e^x)‖²/(2 noise_std²)`` in the log-coefficients ``x``, after
+    the benchmark of Aristoff & Bangerth (arXiv:2102.07263), reconstructed (see the module docstring).
+
+    Args:
+      key: PRNG key for the observation noise; needed only with ``add_noise=True``.
+      mesh: cells per side ``m``, a multiple of 8 (``(m-1)²`` unknowns per solve).
+      noise_std: positive float ``σ``, the observation noise standard deviation in the likelihood.
+      prior_std: positive float ``σ_pr``, the prior standard deviation of each log-coefficient.
+      forcing: positive float, the constant forcing ``f``.
+      add_noise: add ``N(0, noise_std²)`` noise to the data (default: noise-free data, as in the benchmark,
+        whose data come from a much finer mesh).
+      log_theta_true: ``(64,)`` array of log-coefficients generating the data; ``None`` means the default
+        ``θ*`` of the module docstring.
+
+    Returns:
+      :class:`PDEProblem`.
+
+    Raises:
+      TypeError: ``mesh`` is not an int, or ``log_theta_true`` is not a float array.
+      ValueError: ``mesh`` is not a multiple of 8, a standard deviation or ``forcing`` is not positive,
+        ``log_theta_true`` is not ``(64,)``, or ``add_noise=True`` without a ``key``.
     """
     m = _check_mesh(mesh)
     noise_std = check_positive(noise_std, "noise_std")

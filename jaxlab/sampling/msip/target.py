@@ -17,8 +17,17 @@ __all__ = ["Target", "check_point"]
 
 
 class Target(NamedTuple):
-    """A benchmark target: ``log_density (d,) -> ()``, an exact ``sample(key, n) -> (n, d)`` or ``None``,
-    and the exact mean and covariance where known (else ``None``)."""
+    """A benchmark target of the MSIP area.
+
+    Attributes:
+      name: short name, e.g. ``"gmm3"`` or ``"funnel2"``.
+      dim: the dimension ``d``.
+      log_density: ``log π̃(x)`` for one point ``x`` of shape ``(d,)``, returning a scalar (unnormalized); it
+        raises ``ValueError`` on a point of another shape.
+      sample: exact sampler ``sample(key, n) -> (n, d)`` float array, or ``None`` where none exists.
+      mean: ``(d,)`` float array, the exact mean, or ``None`` where unknown.
+      cov: ``(d, d)`` float array, the exact covariance, or ``None`` where unknown.
+    """
 
     name: str
     dim: int
@@ -38,6 +47,9 @@ def check_point(x: Array, dim: int, name: str) -> Array:
       x: the point handed to the log density.
       dim: the target's dimension.
       name: the target's name, for the message.
+
+    Returns:
+      ``x`` unchanged.
 
     Raises:
       ValueError: ``x`` does not have shape ``(dim,)``.

@@ -27,8 +27,17 @@ __all__ = ["WFRArgs", "wfr_vector_field"]
 
 
 class WFRArgs(NamedTuple):
-    """Arguments of :func:`wfr_vector_field`: a deterministic estimator of the **normalized** ``v0`` (exact,
-    Gaussian or empirical), the bandwidth, the point-speed multiplier ``α_pt`` and the estimator's key."""
+    """Arguments of :func:`wfr_vector_field` (the ``args`` of ``diffrax.diffeqsolve``).
+
+    Attributes:
+      estimator: ``est(key, Y, σ) -> (log v0, r)`` returning the **normalized** ``log v0``: a deterministic
+        estimator such as :func:`~jaxlab.sampling.msip.exact_estimator`,
+        :func:`~jaxlab.sampling.msip.gaussian_estimator` or :func:`~jaxlab.sampling.msip.empirical_estimator`.
+      lengthscale: positive float (or 0-d array), the kernel bandwidth ``σ``.
+      point_speed: float, the multiplier ``α_pt`` of the node velocity (``0`` freezes the nodes: a pure
+        Fisher-Rao flow of the weights).
+      key: PRNG key handed to the estimator; ``None`` means ``jax.random.key(0)``.
+    """
 
     estimator: Estimator
     lengthscale: Any
@@ -42,7 +51,25 @@ def wfr_vector_field(t, y: tuple[Array, Array], args: WFRArgs) -> tuple[Array, A
 
         ẏ_i = -α_pt [Σ_j w_j K_ij (y_j - y_i) - v0(y_i) r(y_i)] / σ²,   ẇ_i = -w_i [(K w)_i - v0(y_i)],
 
-    using ``∇v0 = v0 r / σ²``. ``y = (Y (N, d), w (N,))``.
+    using ``∇v0 = v0 r / σ²`` (Belhadji, Sharp, Marzouk, *Weighted quantization using MMD: From mean field to
+    mean shift via gradient flows*, arXiv:2502.10600). No input validation: it runs inside the solver.
+
+    Args:
+      t: time (unused: the field is autonomous).
+      y: ``(Y, w)``: ``(N, d)`` float array of nodes and ``(N,)`` float array of weights.
+      args: :class:`WFRArgs`.
+
+    Returns:
+      ``(dY, dw)``: ``(N, d)`` and ``(N,)`` float arrays, the time derivatives of the nodes and the weights.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.sampling.msip import WFRArgs, gaussian_estimator, wfr_vector_field
+      >>> Y, w = jax.random.normal(jax.random.key(0), (5, 2)), jnp.full(5, 0.2)
+      >>> args = WFRArgs(gaussian_estimator(jnp.zeros(2), jnp.eye(2)), lengthscale=0.7)
+      >>> dY, dw = jax.jit(lambda Y, w: wfr_vector_field(0.0, (Y, w), args))(Y, w)
+      >>> dY.shape, dw.shape
+      ((5, 2), (5,))
     """
     Y, w = y
     sigma = args.lengthscale
