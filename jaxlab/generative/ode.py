@@ -116,12 +116,19 @@ def grid_ode_algorithm(velocity_fn: Callable, grid: jax.Array, cond: Any = None,
     def step(key, state: EulerState) -> tuple[EulerState, EulerInfo]:
         del key
         s, s_next = grid[state.i], grid[state.i + 1]
-        x = state.x if guidance_fn is None else guidance_fn(state.x, s, state.i)
-        h = (s_next - s).astype(x.dtype)
+        dtype = state.x.dtype
+        # every user function's output is cast to the carry's dtype: a float32 sample stays float32 even when
+        # the velocity (or guidance) computes in float64 under x64
+        x = state.x if guidance_fn is None else guidance_fn(state.x, s, state.i).astype(dtype)
+        h = (s_next - s).astype(dtype)
+
+        def v(y, level):
+            return velocity_fn(y, level, cond).astype(dtype)
+
         if method == "euler":
-            x = x + h * velocity_fn(x, s, cond)
+            x = x + h * v(x, s)
         else:
-            x = x + h * velocity_fn(x + 0.5 * h * velocity_fn(x, s, cond), s + 0.5 * h, cond)
+            x = x + h * v(x + 0.5 * h * v(x, s), s + 0.5 * h)
         return EulerState(x, state.i + 1), EulerInfo(s, h)
 
     return Algorithm(init, step)
@@ -157,8 +164,11 @@ def grid_ode_sample(velocity_fn: Callable, x_init: jax.Array, grid: jax.Array, c
 
 def diffrax_ode_sample(velocity_fn: Callable, x_init: jax.Array, cond: Any = None, *, t0: float, t1: float,
                        dt0: float, rtol: float, atol: float, max_steps: int | None = 4096,
-                       ts: jax.Array | None = None) -> jax.Array | tuple[jax.Array, jax.Array]:
-    """Integrate ``dx/ds = v(x, s, cond)`` from ``t0`` to ``t1`` with diffrax's Tsit5 and a PID controller.
+                       ts: jax.Array | None = None, solver: Any = None) -> jax.Array | tuple[jax.Array, jax.Array]:
+    """Integrate ``dx/ds = v(x, s, cond)`` from ``t0`` to ``t1`` with a diffrax solver and a PID controller.
+
+    The levels and the velocity's output are taken in ``x_init``'s dtype, so a float32 start gives a float32
+    result under x64 too.
 
     Args:
       velocity_fn: ``v(x, s, cond)``, returning an array of ``x_init``'s shape.
@@ -171,13 +181,19 @@ def diffrax_ode_sample(velocity_fn: Callable, x_init: jax.Array, cond: Any = Non
       atol: positive float, the controller's absolute tolerance.
       max_steps: int or None, diffrax's step budget.
       ts: optional ``(M,)`` float array of levels at which to also return the solution.
+      solver: a diffrax solver; None means ``diffrax.Tsit5()``.
 
     Returns:
       ``x(t1)`` (``x_init``'s shape), or, when ``ts`` is given, ``(x(ts[-1]), x(ts))`` with ``x(ts)`` of shape
       ``(M, *x_init.shape)`` (pass ``ts`` ending at ``t1``).
     """
-    save = diffrax.SaveAt(ts=ts) if ts is not None else diffrax.SaveAt(t1=True)
-    sol = diffrax.diffeqsolve(diffrax.ODETerm(lambda s, x, c: velocity_fn(x, s, c)), diffrax.Tsit5(), t0, t1, dt0,
-                              x_init, args=cond, saveat=save, max_steps=max_steps,
+    # times in the state's dtype: diffrax promotes the state to the time dtype, so float64 levels under x64 would
+    # turn a float32 sample into float64
+    dtype = jnp.result_type(x_init)
+    t0, t1, dt0 = (jnp.asarray(t, dtype) for t in (t0, t1, dt0))
+    save = diffrax.SaveAt(ts=jnp.asarray(ts, dtype)) if ts is not None else diffrax.SaveAt(t1=True)
+    sol = diffrax.diffeqsolve(diffrax.ODETerm(lambda s, x, c: velocity_fn(x, s, c).astype(dtype)),
+                              diffrax.Tsit5() if solver is None else solver, t0, t1, dt0, x_init, args=cond,
+                              saveat=save, max_steps=max_steps,
                               stepsize_controller=diffrax.PIDController(rtol=rtol, atol=atol))
     return (sol.ys[-1], sol.ys) if ts is not None else sol.ys[-1]

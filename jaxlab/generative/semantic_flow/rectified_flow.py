@@ -28,7 +28,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import diffrax
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -519,15 +518,9 @@ def diffrax_sample(velocity_fn: Callable, x_init, cond=None, solver=None, rtol: 
     rtol = check_positive(rtol, "rtol")
     atol = check_positive(atol, "atol")
     check_velocity(velocity_fn, x_init, jnp.asarray(sigma_start, x_init.dtype), cond)
-    if solver is not None:
-        sol = diffrax.diffeqsolve(
-            diffrax.ODETerm(lambda s, x, c: velocity_fn(x, s, c)), solver,
-            t0=sigma_start, t1=sigma_end, dt0=-(sigma_start - sigma_end) / 32, y0=x_init, args=cond,
-            stepsize_controller=diffrax.PIDController(rtol=rtol, atol=atol), max_steps=max_steps,
-        )
-        return sol.ys[-1]
     return diffrax_ode_sample(velocity_fn, x_init, cond, t0=sigma_start, t1=sigma_end,
-                              dt0=-(sigma_start - sigma_end) / 32, rtol=rtol, atol=atol, max_steps=max_steps)
+                              dt0=-(sigma_start - sigma_end) / 32, rtol=rtol, atol=atol, max_steps=max_steps,
+                              solver=solver)
 
 
 def cfg_velocity(v_cond, v_uncond, scale):

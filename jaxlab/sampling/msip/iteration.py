@@ -334,6 +334,8 @@ def _lengthscale_of(Y, lengthscale, rule_q):
 
 def _state_at(key, Y, estimator, lengthscale, jitter, step):
     log_v0, r = estimator(key, Y, lengthscale)
+    # the particles' dtype is the carry's: a user's log density with float64 constants returns float64 under x64
+    log_v0, r = jnp.asarray(log_v0, Y.dtype), jnp.asarray(r, Y.dtype)
     if log_v0.shape != Y.shape[:1] or r.shape != Y.shape:
         raise ValueError(f"estimator must return log_v0 of shape {Y.shape[:1]} and r of shape {Y.shape}, got "
                          f"{log_v0.shape} and {r.shape} (does log_density return a scalar per point?)")
@@ -720,7 +722,7 @@ def mean_shift(
 @partial(jax.jit, static_argnames=("estimator", "num_steps", "save"))
 def _mean_shift_jit(key, y0, lengthscale, *, estimator, num_steps, save):
     def step(k, y):
-        return y + estimator(k, y[None], lengthscale)[1][0], None
+        return y + estimator(k, y[None], lengthscale)[1][0].astype(y.dtype), None
 
     final, trace = run(step, y0, key, num_steps, save_states=save)
     return final, trace.states
