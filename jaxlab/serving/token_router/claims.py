@@ -144,8 +144,8 @@ def real_engine_beats_lockstep() -> ClaimResult:
     Bernoulli router q_L = 0.2, N = 16: decode tokens/s of the asynchronous engine with B_L* derived from the
     fitted step costs vs the lockstep engine, median of 3 interleaved runs after a warm-up (float32); measured =
     the ratio (the reconstruction expects > 1.2; passes above 1)."""
-    from jaxlab.serving.token_router.routers import bernoulli_router
     from jaxlab.serving.token_router.engine import TokenRouterEngine, measure_step_cost, table_router
+    from jaxlab.serving.token_router.routers import bernoulli_router
     from jaxlab.serving.token_router.tiny_lm import TinyDecoder
 
     # float32 weights and caches (the models' default dtype) even when verify runs in float64
