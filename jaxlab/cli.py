@@ -4,8 +4,11 @@
 methods (:func:`jaxlab.core.algorithms`).
 
 ``jaxlab verify [AREA ...] [--quick] [--json PATH]`` runs the registered claims of the areas (all when none
-is named) in float64 and exits 1 if any fails. ``jaxlab bench [AREA ...]`` runs ``bench/<area>.py`` from a
-source checkout and stores its JSON lines in ``bench/results/<area>.json``.
+is named) in float64 and exits 1 if any fails; its progress goes to stderr, as a redrawn bar on a terminal
+and as one line per claim otherwise (logs, pipes, CI). ``jaxlab bench [AREA ...]`` runs ``bench/<area>.py``
+from a source checkout and stores its JSON lines in ``bench/results/<area>.json`` (``jaxlab bench --help``
+lists them). ``jaxlab cite NAME`` prints the BibTeX of a paper key, a BibTeX key, an area, a function or a
+module. ``jaxlab --version`` prints the installed version.
 """
 
 from __future__ import annotations
@@ -25,6 +28,18 @@ def _enable_x64() -> None:
     import jax
 
     jax.config.update("jax_enable_x64", True)
+
+
+def _version() -> str:
+    """The installed distribution's version, else ``jaxlab.__version__`` (a source tree on ``sys.path``)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("jaxlab")
+    except metadata.PackageNotFoundError:
+        import jaxlab
+
+        return getattr(jaxlab, "__version__", "unknown")
 
 
 def _fmt(v) -> str:
@@ -81,6 +96,7 @@ def _list_algorithms() -> int:
 
 def cmd_verify(args) -> int:
     _enable_x64()
+    from jaxlab.core.loop import _isatty  # the progress meter's terminal test, shared
     from jaxlab.core.verification import discover_areas, load_area, run_claims
 
     known = discover_areas()
@@ -98,12 +114,16 @@ def cmd_verify(args) -> int:
     total = len(claims)
     t_start = time.perf_counter()
     counter = {"i": 0}
+    tty = _isatty(sys.stderr)
 
     def progress(o) -> None:
         counter["i"] += 1
         i = counter["i"]
-        bar = "#" * int(24 * i / total)
         verdict = "PASS" if o.passed else "FAIL"
+        if not tty:  # a log or a pipe: one plain line per claim, no carriage returns or escape codes
+            print(f"[{i}/{total}] {o.area}:{o.claim} {verdict} ({o.seconds:.1f}s)", file=sys.stderr, flush=True)
+            return
+        bar = "#" * int(24 * i / total)
         print(f"\r[{bar:<24}] {i}/{total} {o.area}:{o.claim} {verdict} ({o.seconds:.1f}s)\033[K",
               end="\n" if (i == total or not o.passed) else "", file=sys.stderr, flush=True)
 
@@ -132,13 +152,29 @@ def _source_root() -> Path | None:
     return root if (root / "bench").is_dir() and (root / "pyproject.toml").is_file() else None
 
 
+_WHEEL = ("jaxlab bench runs the scripts in bench/ of a source checkout; this jaxlab is installed from a "
+          "wheel. Clone the repository and `pip install -e .[bench]` there.")
+
+
+def _bench_scripts(root: Path) -> dict[str, Path]:
+    """``bench/<name>.py`` of a source checkout by name, leaving out helpers (names starting with ``_``)."""
+    return {p.stem: p for p in sorted((root / "bench").glob("*.py")) if not p.stem.startswith("_")}
+
+
+def _bench_epilog() -> str:
+    root = _source_root()
+    if root is None:
+        return "no benchmarks available: " + _WHEEL
+    names = list(_bench_scripts(root))
+    return f"available benchmarks (bench/<name>.py in {root}):\n  " + "\n  ".join(names)
+
+
 def cmd_bench(args) -> int:
     root = _source_root()
     if root is None:
-        print("jaxlab bench runs the scripts in bench/ of a source checkout; this jaxlab is installed from a "
-              "wheel. Clone the repository and `pip install -e .[bench]` there.", file=sys.stderr)
+        print(_WHEEL, file=sys.stderr)
         return 2
-    scripts = {p.stem: p for p in sorted((root / "bench").glob("*.py")) if not p.stem.startswith("_")}
+    scripts = _bench_scripts(root)
     areas = args.areas or list(scripts)
     missing = [a for a in areas if a not in scripts]
     if missing:
@@ -176,6 +212,7 @@ def cmd_cite(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="jaxlab", description=__doc__.splitlines()[0])
+    p.add_argument("--version", action="version", version=f"jaxlab {_version()}")
     sub = p.add_subparsers(dest="command", required=True)
     ls = sub.add_parser("list", help="areas, their modules, papers and number of claims")
     ls.add_argument("--algorithms", action="store_true",
@@ -186,11 +223,15 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--quick", action="store_true", help="only the quick subset")
     v.add_argument("--json", metavar="PATH", help="also write the outcomes as JSON")
     v.set_defaults(fn=cmd_verify)
-    b = sub.add_parser("bench", help="run bench/<area>.py from a source checkout")
-    b.add_argument("areas", nargs="*")
+    b = sub.add_parser("bench", help="run bench/<area>.py from a source checkout", epilog=_bench_epilog(),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    b.add_argument("areas", nargs="*", help="benchmarks to run (default: all; listed below)")
     b.set_defaults(fn=cmd_bench)
-    c = sub.add_parser("cite", help="BibTeX of the paper behind a module, function or paper key")
-    c.add_argument("name", nargs="?", default=None)
+    c = sub.add_parser("cite", help="BibTeX of the papers behind a paper key, area, function or module")
+    c.add_argument("name", nargs="?", default=None,
+                   help="a paper key (pe_vaswani2017attention) or the key inside its BibTeX entry "
+                        "(vaswani2017attention), an area (msip), a function (jaxlab.kernels.mmd2 or mmd2) or a "
+                        "module (jaxlab.kernels); all papers when omitted")
     c.set_defaults(fn=cmd_cite)
     return p
 

@@ -39,10 +39,14 @@ class RunTrace(NamedTuple):
 
 
 class _Meter:
-    """Host-side state of one progress meter (a plain object: it never enters the traced computation)."""
+    """Host-side state of one progress meter (a plain object: it never enters the traced computation).
 
-    def __init__(self, total: int, label: str, stream):
-        self.total, self.label, self.stream = total, label, stream
+    On a terminal each report redraws one line with ``\\r``; on anything else (a log file, a pipe, CI) each
+    report is a plain line of its own, so no carriage returns end up in the log.
+    """
+
+    def __init__(self, total: int, label: str, stream, tty: bool):
+        self.total, self.label, self.stream, self.tty = total, label, stream, tty
         self.t0 = time.perf_counter()
 
     def __call__(self, i) -> None:
@@ -52,30 +56,46 @@ class _Meter:
         frac = done / self.total
         bar = "#" * int(30 * frac)
         rate = done / max(time.perf_counter() - self.t0, 1e-9)
-        end = "\n" if done == self.total else ""
-        self.stream.write(f"\r{self.label} [{bar:<30}] {done}/{self.total} ({rate:.0f} it/s)" + end)
+        line = f"{self.label} [{bar:<30}] {done}/{self.total} ({rate:.0f} it/s)"
+        if self.tty:
+            self.stream.write("\r" + line + ("\n" if done == self.total else ""))
+        else:
+            self.stream.write(line + "\n")
         self.stream.flush()
+
+
+def _isatty(stream) -> bool:
+    """Whether ``stream`` is an interactive terminal (``False`` for files, pipes and streams without isatty)."""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def progress_meter(i, total: int, *, every: int | None = None, label: str = "jaxlab", stream=None):
     """Report step ``i`` (0-based, may be traced) of ``total`` from inside a jitted loop.
 
     Prints at step 0, after every ``every``-th step and after the last one, through :func:`jax.debug.callback`
-    under a :func:`jax.lax.cond` (nothing flows back into the computation). Each line shows a 30-character bar,
-    ``done/total`` and the rate in iterations per second since the first report.
+    under a :func:`jax.lax.cond` (nothing flows back into the computation). Each report shows a 30-character
+    bar, ``done/total`` and the rate in iterations per second since the first report. When ``stream`` is a
+    terminal (``stream.isatty()``, checked when the loop is traced) the reports redraw one line with ``\\r``;
+    otherwise (a file, a pipe, a CI log) each report is a plain line, by default about one per 10 % of the run.
 
     Args:
       i: the 0-based step index, a Python int or an int scalar array (traced inside ``scan``).
       total: the number of steps, a static Python int.
-      every: report every ``every`` steps; ``None`` means ``max(1, total // 20)`` (about 20 updates).
+      every: report every ``every`` steps; ``None`` means ``max(1, total // 20)`` on a terminal (about 20
+        updates) and ``max(1, total // 10)`` otherwise (about 10 lines).
       label: text printed before the bar.
       stream: a text stream with ``write`` and ``flush``; ``None`` means ``sys.stderr``.
 
     Returns:
       ``None``: call it for its side effect inside a ``scan`` body (:func:`run` does with ``progress=True``).
     """
-    every = every or max(1, total // 20)
-    meter = _Meter(total, label, stream or sys.stderr)
+    stream = stream or sys.stderr
+    tty = _isatty(stream)
+    every = every or max(1, total // (20 if tty else 10))
+    meter = _Meter(total, label, stream, tty)
 
     def report(j):
         jax.debug.callback(meter, j)

@@ -1,13 +1,16 @@
 import importlib.util
+import io
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+import jax
+import jax.numpy as jnp
 import pytest
 
 from jaxlab import cli
-from jaxlab.core import algorithms
+from jaxlab.core import algorithms, progress_meter
 from jaxlab.core import verification as C
 from jaxlab.core.citations import cite, cites, papers_of, register_paper
 
@@ -96,3 +99,129 @@ def test_python_dash_m_entry_point():
     out = subprocess.run([sys.executable, "-m", "jaxlab", "cite", "energy_distance"], capture_output=True,
                          text=True, timeout=120)
     assert out.returncode == 0 and "Energy statistics" in out.stdout
+
+
+def test_version_is_the_installed_one(capsys):
+    from importlib import metadata
+
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--version"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out.split()
+    assert out == ["jaxlab", metadata.version("jaxlab")]
+
+
+def _entry_key(bibtex: str) -> str:
+    """The citation key written inside a BibTeX entry, parsed independently of the registry."""
+    return bibtex.split("{", 1)[1].split(",", 1)[0].strip()
+
+
+@pytest.mark.parametrize(
+    ("name", "bibkey"),
+    [
+        ("ag_toposcope2026", "toposcope2026"),  # registry key
+        ("toposcope2026", "toposcope2026"),  # the key inside the entry
+        ("vaswani2017attention", "vaswani2017attention"),  # registered as pe_vaswani2017attention
+        ("richard2014statistical", "richard2014statistical"),  # richard2014tensorpca
+        ("jacovi2025facts", "jacovi2025facts"),  # jacovi2025factsgrounding
+        ("horowitz2014computing", "horowitz2014computing"),  # horowitz2014energy
+        ("ma2026evolutionary", "ma2026evolutionary"),  # gen_ma2026evolutionary
+        ("jaxlab.kernels.mmd2", "gretton2012kernel"),  # a function by its public dotted name
+        ("jaxlab.kernels.gaussian.ksd", "liu2016kernelized"),  # ... and by its defining module
+        ("mmd2", "gretton2012kernel"),  # bare function name
+    ],
+)
+def test_cite_accepts_every_form_of_name(capsys, name, bibkey):
+    assert cli.main(["cite", name]) == 0
+    out = capsys.readouterr().out.strip()
+    entries = ["@" + e for e in out.split("\n@")] if out.startswith("@") else []
+    assert [_entry_key(e) for e in entries] == [bibkey]
+
+
+def test_cite_registry_and_bibtex_keys_give_the_same_entry():
+    for registry_key, bibkey in [("pe_vaswani2017attention", "vaswani2017attention"),
+                                 ("gen_ma2026evolutionary", "ma2026evolutionary")]:
+        assert cite(registry_key) == cite(bibkey)
+        assert papers_of(bibkey)[0].key == registry_key and papers_of(registry_key)[0].bibkey == bibkey
+
+
+def test_cite_area_prints_every_paper_of_its_papers_py(capsys):
+    import jaxlab.sampling.msip.papers as msip_papers
+
+    expected = {getattr(msip_papers, c) for c in msip_papers.__all__}
+    assert {p.key for p in papers_of("msip")} == expected
+    assert cli.main(["cite", "msip"]) == 0
+    out = capsys.readouterr().out
+    keys = {_entry_key(e) for e in out.strip().split("\n\n")}
+    assert keys == {p.bibkey for p in papers_of("msip")} and "belhadji2026discretize" in keys
+    assert "neal2003slice" in keys  # a paper the area uses but no function of it is tagged with
+
+
+def test_cite_unknown_name_fails_and_lists_accepted_forms(capsys):
+    assert cli.main(["cite", "vaswani2017atention"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "msip" in captured.err and "jaxlab.kernels.mmd2" in captured.err and "BibTeX" in captured.err
+    assert "Did you mean: vaswani2017attention" in captured.err
+    with pytest.raises(KeyError, match="no paper, area, function or module"):
+        papers_of("jaxlab.kernels.no_such_function")
+
+
+def test_bench_help_lists_the_benchmarks(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["bench", "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    listed = out.split("available benchmarks", 1)[1].split()
+    assert "core" in listed and "sampling" in listed
+    assert not any(name.startswith("_") for name in listed)  # helpers such as bench/_sampling_msip.py
+
+
+def test_bench_help_says_so_when_installed_from_a_wheel(capsys, monkeypatch):
+    monkeypatch.setattr(cli, "_source_root", lambda: None)
+    with pytest.raises(SystemExit):
+        cli.main(["bench", "--help"])
+    assert "wheel" in capsys.readouterr().out
+    assert cli.main(["bench", "core"]) == 2
+
+
+def test_verify_progress_to_a_non_tty_is_plain_lines(capsys, monkeypatch):
+    @C.claim(area="_plain", paper="gretton2012mmd")
+    def first():
+        return C.ClaimResult.at_most(0.0, 1.0)
+
+    @C.claim(area="_plain", paper="gretton2012mmd")
+    def second():
+        return C.ClaimResult.at_most(2.0, 1.0)
+
+    monkeypatch.setattr(C, "discover_areas", lambda: {"_plain": "jaxlab.core.verification"})
+    assert cli.main(["verify", "_plain"]) == 1
+    err = capsys.readouterr().err
+    assert "\r" not in err and "\033" not in err
+    lines = [ln for ln in err.splitlines() if ln.startswith("[")]
+    assert len(lines) == 2  # one line per completed claim
+    assert lines[0].startswith("[1/2] _plain:first PASS") and lines[1].startswith("[2/2] _plain:second FAIL")
+
+
+class _Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("tty", [False, True])
+def test_progress_meter_redraws_only_on_a_terminal(tty):
+    stream = _Tty() if tty else io.StringIO()
+
+    def body(carry, i):
+        progress_meter(i, 100, label="m", stream=stream)
+        return carry + i, None
+
+    jax.jit(lambda: jax.lax.scan(body, 0, jnp.arange(100)))()
+    jax.effects_barrier()
+    text = stream.getvalue()
+    assert "100/100" in text
+    if tty:
+        assert text.count("\r") == 1 + 20 and text.endswith("\n")  # step 0, then every 5th step
+    else:
+        assert "\r" not in text
+        assert [ln.split()[-3] for ln in text.splitlines()] == ["1/100"] + [f"{d}/100" for d in range(10, 101, 10)]
