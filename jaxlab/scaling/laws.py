@@ -147,7 +147,7 @@ class ChinchillaParams(NamedTuple):
 
         Warns:
           UserWarning: an exponent is <= 0 (allowed while fitting, but not a decaying power law); checked
-          only on concrete values.
+            only on concrete values.
         """
         _warn_nonpositive(self.alpha, "alpha")
         _warn_nonpositive(self.beta, "beta")

@@ -1,7 +1,7 @@
 # %% [markdown]
 # # TopoScope: scoped context and rule-verification feedback for schematic generation
 #
-# TopoScope (2026, abstract only; the spec reconstructs it from the abstract and PCBSchemaGen,
+# TopoScope (2026, abstract only; jaxlab reconstructs it from the abstract and from PCBSchemaGen, Zou et al.,
 # arXiv:2602.00510) keeps a PCB schematic as a graph while an LLM agent wires it, component by component.
 # Two ideas: (1) **topology-guided context scoping**: for a decision on component $c$ the agent sees only
 # $\mathrm{Nbr}_k(c)$, the components within $k$ hops in the component graph $H$ (components sharing a non-rail

@@ -1,7 +1,7 @@
 # %% [markdown]
 # # Tree-of-Skill: guided skill chaining in a behaviour tree (RodInsert2D)
 #
-# Tree-of-Skill (2026, abstract only; the spec reconstructs it from the abstract, BT Expansion (Cai et al.,
+# Tree-of-Skill (2026, abstract only; jaxlab reconstructs it from the abstract, BT Expansion (Cai et al.,
 # AAAI 2021) and goal-conditioned RL practice) chains learned skills inside a behaviour tree. A skill can leave
 # the world in a state its successor cannot use: here, Pick grasps a rod of length $\ell = 0.6$ at offset
 # $\delta = p_x - c_x$, and Insert can push it into a slot at $x = 1.4$ (outside the gripper's workspace
@@ -12,8 +12,8 @@
 # $\hat s = (s \setminus \mathrm{del}(a)) \cup \mathrm{add}(a)$; the successor's **guiding network**
 # $G_{k'\leftarrow k}(o) = (\mu_g, \log\sigma_g)$ then hands the current skill a goal ($\mu_g$ at evaluation),
 # masked to its goal space. The guiding network is trained as a one-step bandit with REINFORCE,
-# $R = 1[k\ \text{ok}] + 1[k'\ \text{ok}]$. Here the skills are analytic goal-conditioned controllers (the spec's
-# fast check); the PPO-trained Pick is the non-quick claim `guidance_gap_with_ppo_skills`.
+# $R = 1[k\ \text{ok}] + 1[k'\ \text{ok}]$. Here the skills are analytic goal-conditioned controllers (our
+# choice: a fast check); the PPO-trained Pick is the non-quick claim `tree_of_skill:guidance_gap_with_ppo_skills`.
 
 # %%
 import time
@@ -90,7 +90,7 @@ print(f"guided {guided:.3f} vs unguided {unguided:.3f}; notebook ran in {time.pe
 assert guided >= 0.8 and unguided <= 0.3
 
 # %% [markdown]
-# ## Multi-step tasks: MoveTo, Pick, Insert, Place with one or two rods (spec B.5)
+# ## Multi-step tasks: MoveTo, Pick, Insert, Place with one or two rods
 #
 # `jaxlab.agents.rodinsert_tasks` extends the world to 1-2 rods, a slot on the right ($x = 1.4$, insertion iff
 # $\delta \le -0.05$) and a table ledge on the left ($x = -1.4$, placing iff $\delta \ge +0.05$). Four scripted

@@ -106,6 +106,7 @@ for ax, (task, (names, acc, spr)) in zip(axes, res.items(), strict=True):
 plt.tight_layout()
 plt.show()
 
+
 # %% [markdown]
 # Measured figures. Invariant tasks: the Spearman correlation between spread and OOD accuracy over the
 # fixed additive arms (NoPE and the sinusoidal knob) and all seeds, expected strongly negative. Absolute-position

@@ -51,7 +51,7 @@ print(f"mean k-step MSE: EF(H=24) {mse_k[24].mean():.4f}, closed form {closed.me
 #
 # `ett_like` has ETTh1's length, 7 channels and 12/4/4-month splits: daily and weekly sinusoids, a slow random
 # walk, a shared latent factor and AR(1) noise. MLPs $T\to128\to128\to H$ (shared hidden layers, RevIN inside
-# every evolution step), $T = 336$, 400 AdamW steps each **[reduced from the spec's 2,000 and DF only at
+# every evolution step), $T = 336$, 400 AdamW steps each **[reduced from 2,000 and DF only at
 # L = 96 and 720, to fit the notebook's time budget; the claims use 2,000 steps and all four DF models]**: one EF
 # model with $H = 96$, DF models with $H = L$.
 

@@ -4,7 +4,7 @@
 # Huang et al., "Tools as Continuous Flow for Evolving Agentic Reasoning" (FlowAgent, arXiv:2605.07339) embed
 # tools in a semantic space and generate a whole tool chain as one continuous latent trajectory with a
 # conditional flow-matching (CFM) model, decoded to tools by proximity and re-planned on feedback. Only the
-# abstract could be read: the toy world, the network and the closed loop below are the spec's reconstruction
+# abstract could be read: the toy world, the network and the closed loop below are reconstructed from the abstract
 # (**[chosen]**, `jaxlab.generative.flow_agent`). The paper claims that this degrades more slowly with the
 # horizon than step-wise tool selection and reaches tools unseen in training.
 #
@@ -30,7 +30,7 @@ from jaxlab.generative import flow_matching as FM
 t_start = time.perf_counter()
 
 # %% [markdown]
-# ## 1. The CFM loss floor (F2)
+# ## 1. The CFM loss floor (claim `flow_agent:cfm_gaussian_loss_floor`)
 #
 # With the independent coupling from $\mathcal N(0,1)$ to $\mathcal N(m, s^2)$ the loss cannot go below the
 # conditional variance of $x_1 - x_0$ given $x_t$, integrated over $t$:
@@ -67,7 +67,7 @@ print(f"theta_min = {theta_min:.3f} rad; shortest-plan lengths {np.bincount(np.a
 # 20k sampled (task, availability, BFS reference plan over the seen tools) examples. FlowAgent: the trajectory
 # velocity MLP, 3,000 AdamW steps. Step-wise: a policy MLP regressing the next reference tool's embedding
 # (cosine loss), and a soft-max classifier over the seen tools, 1,000 steps each. **[Reduced for the notebook's
-# time budget: FlowAgent at the spec's width 256 and batch 128; the claims train the default width 1024 with
+# time budget: FlowAgent at width 256 and batch 128; the claims train the default width 1024 with
 # batch 256, about 20x the compute, whose first plans are far more often valid (87 % vs about 15 %).]**
 
 # %%

@@ -2,8 +2,8 @@
 # # SemanticFlow: read-only probe streams and energy-guided rectification of a rectified-flow transformer
 #
 # **Source.** "SemanticFlow: Tuning-Free Customization with Semantic Perception and Energy-Guided Rectification"
-# (2026) is known only through its abstract; authors, arXiv id and code were not located. What runs here is the
-# reconstruction of `specs/generative.md` (a), built on SD3's MM-DiT (Esser et al., arXiv:2403.03206) and on
+# (2026) is known only through its abstract; authors, arXiv id and code were not located. What runs here is
+# jaxlab's reconstruction from the abstract, built on SD3's MM-DiT (Esser et al., arXiv:2403.03206) and on
 # attention-energy guidance (Attend-and-Excite, arXiv:2301.13826; FlowChef, arXiv:2412.00100). Parts marked
 # **[chosen]** in `jaxlab.generative.semantic_flow` are design choices, not the paper's.
 #
@@ -66,7 +66,7 @@ ref_mask = sf.anchor_token_mask(4).astype(jnp.float32)
 probes = jax.jit(jax.vmap(lambda t, r: sf.make_probes(model, t, words, r, ref_mask, roles)))(data["tokens"],
                                                                                              data["ref"])
 sigmas = rf.make_sigmas(STEPS)
-cfg = sf.SemanticFlowConfig(blocks=(1,), rho=0.3, eta0=0.5, n_inner=1)  # the spec's defaults
+cfg = sf.SemanticFlowConfig(blocks=(1,), rho=0.3, eta0=0.5, n_inner=1)  # SemanticFlowConfig's defaults
 keys = jax.random.split(jax.random.key(2), N)
 noise = jax.vmap(lambda k: jax.random.normal(k, (16, 16, 3)))(keys)
 
@@ -139,7 +139,7 @@ plt.show()
 # ## 4. What is robust
 #
 # The rectification lowers the semantic energy on the guided steps (the gradient step is a descent step of the
-# energy it differentiates), and that is what is asserted. The metrics are *not* improved here: at the spec's
+# energy it differentiates), and that is what is asserted. The metrics are *not* improved here: at the
 # default step $\eta_0 = 0.5$ the updates (rms $0.5\,\sigma$ per pixel) push the latent off the data manifold,
 # and concept fidelity drops. The `semantic_flow` claim `guidance_improves_alignment_without_losing_fidelity`
 # measures the same on a longer-trained model and 256 prompts, where prompt alignment also falls; the paper's

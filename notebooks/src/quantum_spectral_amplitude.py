@@ -5,19 +5,19 @@
 # claim that a data re-uploading QNN, a finite Fourier series $f_\theta(x)=\sum_\omega c_\omega(\theta)e^{i\omega x}$
 # whose coefficient derivatives are bounded ($|\partial c_\omega/\partial\theta_j|\le\|O\|$), reduces the residual
 # components with the **largest amplitude** first, whatever their frequency, while an MLP learns low frequencies
-# first (spectral bias). The setup here is **reconstructed** from the abstract (spec `qnn.md` sections 4-5):
+# first (spectral bias). The setup here is **reconstructed** from the abstract (**[chosen]**):
 #
 # * targets on a 64-point grid with four cosines $k = 1..4$: amplitudes rising with $k$ ("high-heavy"),
 #   falling with $k$ ("low-heavy") and flat (the paper says QNNs also struggle at high $k$ there);
 # * a QNN with 2 qubits, 4 layers (unary RX encoding, $W = 8$), Adam lr 0.05, and an MLP 1-64-64-64-1 (tanh),
 #   Adam lr 0.005, 5 seeds each; learning time $\tau_k$ = first step with $|\hat r_k|/|\hat y_k| \le 0.1$;
-# * a third model, the Fourier-feature MLP of Tancik et al. (spec section 5): fixed features
+# * a third model, the Fourier-feature MLP of Tancik et al. (arXiv:2006.10739; our choice): fixed features
 #   $\gamma(x)=[\cos 2\pi Bx, \sin 2\pi Bx]$, $B\in\mathbb R^{32}$, $B_i\sim\mathcal N(0,s^2)$ with $s=1$, then a
 #   ReLU MLP 64-64-1 (one hidden layer: each extra layer costs about a second of XLA compile time, and the notebook
 #   has a run-time budget), Adam lr 0.005, 200 steps, $\hat r_k$ recorded every step (it learns in tens of steps);
 # * a sweep of the FF-MLP scale $s\in\{0.1,1,3,10\}$ with the test MSE on a held-out grid, against the QNN.
 #
-# Caveat (spec section 4 item 8): with unary encodings the diagonal of the QNTK in the Fourier basis,
+# Caveat (our observation): with unary encodings the diagonal of the QNTK in the Fourier basis,
 # $\sum_j |J_{\omega j}|^2$, itself decays with $\omega$ through the redundancy of the spectrum, so amplitude
 # priority can only show where amplitudes differ by more than that factor. We measure that diagonal too.
 
@@ -127,12 +127,12 @@ for name in models:
     rho[name] = (np.mean(r_amp), np.mean(r_idx))
     print(f"{name}: mean Spearman(tau, -amplitude) = {rho[name][0]:+.2f}, mean Spearman(tau, k) = {rho[name][1]:+.2f}")
 
+
 # %% [markdown]
 # ## The caveat: the QNTK diagonal in the Fourier basis decays with ω for both models
 #
 # Mean over random initialisations of $\sum_j|J_{\omega j}|^2$ (the diagonal of $G = JJ^\dagger$), normalised to
 # $\omega = 1$: the QNN (30 inits, the training ansatz) and the MLP (4 inits, DFT on the 64-point grid).
-
 
 # %%
 def diag_g(fn, params, degree, n_points=None):
@@ -171,7 +171,7 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# ## Robustness to the Fourier-feature scale (spec section 5)
+# ## Robustness to the Fourier-feature scale
 #
 # The FF-MLP on the high-heavy target with $B_i\sim\mathcal N(0,s^2)$, $s\in\{0.1,1,3,10\}$ (features
 # $\cos(2\pi B_i x)$, so $s$ is in cycles per unit $x$ and $x\in[0,2\pi)$), 5 seeds, the same optimiser and

@@ -5,15 +5,15 @@
 # L for a fraction $q_L = 0.2$ of tokens). A request-centric *lockstep* engine steps all $N$ requests together,
 # so nearly every step pays L's fixed cost $\alpha_L$ for a handful of tokens. TokenRouter is model-centric: one
 # subserver per model, and L's step is *delayed* until $B_L$ requests wait for it. With step costs
-# $T_m(n) = \alpha_m + \beta_m n$ the spec's reconstruction (the paper's text was not available) predicts, on one
-# shared device,
+# $T_m(n) = \alpha_m + \beta_m n$ jaxlab's reconstruction from the abstract (the paper's text was not available)
+# predicts, on one shared device,
 #
 # $$X(B) = \frac{B/q_L}{\alpha_L + k(B)\,\alpha_S + (\beta_S + \beta_L)\,B/q_L},\qquad
 # X_{sync} = \frac{N}{\alpha_S(1-q_L^N) + \alpha_L(1-(1-q_L)^N) + (\beta_S+\beta_L)N},$$
 #
 # with $k(B)$ the number of S steps it takes to refill L's queue, and $B_L^* = \arg\max_B X(B)$.
 # We (1) measure and fit $T_m(n)$ for two tiny JAX decoders, (2) check the model against a discrete-event
-# simulator (DES) on the spec's workload, and (3) run the real engine against lockstep decoding.
+# simulator (DES) on the default workload, and (3) run the real engine against lockstep decoding.
 
 # %%
 import time
@@ -49,7 +49,7 @@ cpu_cost = StepCostModel(jnp.array([max(fits[k][0], 1e-3) for k in "SL"]),
                          jnp.array([max(fits[k][1], 1e-6) for k in "SL"]))
 
 # %% [markdown]
-# ## The model against the simulator (spec workload: $\alpha = (2, 10)$ ms, $\beta = (0.05, 0.4)$ ms/token)
+# ## The model against the simulator (default workload: $\alpha = (2, 10)$ ms, $\beta = (0.05, 0.4)$ ms/token)
 
 # %%
 cost = StepCostModel(jnp.array([2.0, 10.0]), jnp.array([0.05, 0.4]))
@@ -123,9 +123,10 @@ plt.show()
 
 # %% [markdown]
 # On this CPU the large model is compute-bound (its per-token cost $\beta_L$ is large against $\alpha_L$), so the
-# model predicts a much smaller gain from delayed batching than on the spec's GPU-like costs; the measured
+# model predicts a much smaller gain from delayed batching than on the default workload's GPU-like costs; the measured
 # real-engine ratio is machine dependent and is not asserted. The assertion is on the simulator: delayed batching
-# at the derived threshold beats lockstep by at least 1.2x (spec A.4-3) and sits within 10 % of the model.
+# at the derived threshold beats lockstep by at least 1.2x (claim `token_router:delayed_beats_lockstep`) and sits
+# within 10 % of the model.
 
 # %%
 ratio = rows["async delayed (B_L*)"] / float(throughput_lockstep(cost, q, N))

@@ -1,4 +1,5 @@
-"""Scene memory, simulated generation, reliability-aware fusion and utilities (spec (d).4 claims 2-3): the
+"""Scene memory, simulated generation, reliability-aware fusion and utilities (claims
+`active_scene:visible_entropy_of_unknown_cells`, `active_scene:three_hit_fusion_arithmetic`): the
 three-hit log-odds arithmetic, the reliability-weighted colour average, conflict down-weighting, the visible
 entropy of a ray through unknown cells, the generator's noise-free limit and reliability formula, and the
 utility normalisation."""

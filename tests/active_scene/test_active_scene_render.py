@@ -1,5 +1,6 @@
-"""Panoramic ray casting (spec (d).4 claim 1): cube-room depths a / |d|_inf, the over-estimate bounded by the
-step, the solid-angle mean 1.22137 a, a homogeneous slab's transmittance, and a NumPy reference."""
+"""Panoramic ray casting (claim `active_scene:cube_room_mean_panoramic_depth`): cube-room depths a / |d|_inf, the
+over-estimate bounded by the step, the solid-angle mean 1.22137 a, a homogeneous slab's transmittance, and a NumPy
+reference."""
 
 import jax
 import jax.numpy as jnp
@@ -35,7 +36,7 @@ def test_cube_room_depth_is_a_over_inf_norm_and_mean_matches_closed_form():
     np.testing.assert_allclose(r.opacity, 1.0, atol=1e-12)
     w = pixel_solid_angle_weights(64)
     mean_depth = float(jnp.sum(w * r.depth.mean(1)))
-    assert abs(mean_depth - 38.10) < 0.01  # spec: ~38.10 (vs 37.86 exact geometry)
+    assert abs(mean_depth - 38.10) < 0.01  # expected ~38.10 on this panorama (vs 37.86 exact geometry)
     # Exact: 6/(4 pi) int int du dv / (1 + u^2 + v^2)^(3/2) * sqrt(1 + u^2 + v^2) over [-1, 1]^2 = 1.22137 a.
     u = (np.arange(2000) + 0.5) / 1000 - 1
     uu, vv = np.meshgrid(u, u)

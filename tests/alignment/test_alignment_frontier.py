@@ -1,5 +1,6 @@
 """Exact reward–KL frontier on finite spaces: Jeffreys identity, covariance form, Theorem A1, slope, closed forms
-(spec alignment_limits.md §4 claims 1-4)."""
+(claims `alignment:jeffreys_identity`, `alignment:tilted_policy_is_optimal_under_a_kl_budget`,
+`alignment:frontier_slope_equals_beta`, `alignment:gaussian_frontier_is_sigma_sqrt_2kl`)."""
 
 import jax
 import jax.numpy as jnp
@@ -93,7 +94,7 @@ def test_frontier_matches_scipy_reference():
         assert abs(float(p.kl[i]) - special.rel_entr(pib, pi0).sum()) < 1e-12
         assert abs(float(p.reverse_kl[i]) - special.rel_entr(pi0, pib).sum()) < 1e-12
         assert abs(float(p.gain[i]) - (pib @ rr - pi0 @ rr)) < 1e-12
-        # the cumulant form of §3.2: KL = λΛ'(λ) − Λ(λ)
+        # the cumulant form (`jaxlab.alignment.kl_limits`): KL = λΛ'(λ) − Λ(λ)
         lam = 1.0 / b
         cgf = special.logsumexp(lp0 + lam * rr)
         assert abs(float(p.kl[i]) - (lam * (pib @ rr) - cgf)) < 1e-11

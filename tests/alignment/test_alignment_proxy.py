@@ -1,5 +1,6 @@
-"""Proxy rewards and ensembles (spec alignment_limits.md §4 claims 7-8), data-set frontiers and the REINFORCE
-baseline."""
+"""Proxy rewards and ensembles (claims `alignment:proxy_objective_gap_identity_and_bound`,
+`alignment:proxy_gaps_shrink_with_beta_on_the_fixed_instance`, `alignment:ensembles_shrink_the_gap_like_one_over_m`),
+data-set frontiers and the REINFORCE baseline."""
 
 import jax
 import jax.numpy as jnp
@@ -46,7 +47,7 @@ def test_objective_gap_identity_and_hoeffding_bound():
     assert float(g.objective_gap.min()) >= 0.0
     assert bool(jnp.all(g.objective_gap <= g.hoeffding_bound))
     np.testing.assert_allclose(g.hoeffding_bound, (e.max(1) - e.min(1)) ** 2 / (8 * beta), rtol=1e-14)
-    # second form of §3.5: E_{π̂}[e] − β ln E_{π_β}[e^{e/β}], by scipy
+    # the gap's second form: E_{π̂}[e] − β ln E_{π_β}[e^{e/β}], by scipy
     for i in range(5):
         pib = np.exp(np.asarray(tilted_log_policy(log_pi0[i], r[i], beta[i])))
         hat = special.softmax(np.asarray(log_pi0[i] + (r[i] + e[i]) / beta[i]))

@@ -1,4 +1,5 @@
-"""Calibration checker (spec 3.6) and claims C2-C7: exact LP minima, link errors and calibration gaps."""
+"""Calibration checker and claims C2-C7 (numbered in `jaxlab.losses.cwr.claims`): exact LP minima, link errors
+and calibration gaps."""
 
 import sys
 

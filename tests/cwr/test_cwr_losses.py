@@ -1,4 +1,4 @@
-"""Target loss, Chow's rule, surrogate formulas and links (spec sections 3.1, 3.3-3.5, 8)."""
+"""Target loss, Chow's rule, surrogate formulas and links, and their bad inputs."""
 
 import jax
 import jax.numpy as jnp
@@ -41,7 +41,7 @@ def test_chow_rule_at_the_threshold_and_ties():
 
 
 def _np_losses(name, u, y, K, c):
-    """Independent NumPy transcriptions of the spec's formulas."""
+    """Independent NumPy transcriptions of the surrogates' formulas."""
     if name == "ce":
         return np.log(np.exp(u).sum()) - u[y]
     if name == "ova":

@@ -1,4 +1,4 @@
-"""Mixture task, metrics and training of scorers with CwR surrogates (spec section 5)."""
+"""Mixture task, metrics and training of scorers with CwR surrogates."""
 
 import jax
 import jax.numpy as jnp

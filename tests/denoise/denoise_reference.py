@@ -1,4 +1,4 @@
-"""NumPy loop reference of the recursive denoisers E0-E3 (spec 3.3), written from the spec's equations
+"""NumPy loop reference of the recursive denoisers E0-E3, written from their defining recursions
 independently of jaxlab.optim.denoise: used by the tests and by bench/optim.py for correctness."""
 
 from __future__ import annotations

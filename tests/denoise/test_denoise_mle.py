@@ -1,4 +1,5 @@
-"""MLE denoisers (spec 3.2, claim 5): batch quadratic/cubic least squares and recursive least squares."""
+"""MLE denoisers (claims `denoise:quadratic_mle_variance_in_1d`, `denoise:quadratic_mle_recovers_h_and_b`): batch
+quadratic/cubic least squares and recursive least squares."""
 
 import jax
 import jax.numpy as jnp

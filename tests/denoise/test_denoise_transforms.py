@@ -1,4 +1,5 @@
-"""Recursive denoisers E0-E3 as optax transformations: spec 4 claims 1-4, optax composition, bad inputs."""
+"""Recursive denoisers E0-E3 as optax transformations: the exactness, bias and
+variance claims of area `denoise` (`jaxlab.optim.denoise.claims`), optax composition, bad inputs."""
 
 import chex
 import jax
@@ -31,7 +32,7 @@ from jaxlab.optim.denoise.claims import (
     two_point_oracle_variance,
 )
 
-# --- claim 1: exactness on quadratics -------------------------------------------------------------------
+# --- exactness on quadratics (`denoise:quadratic_exactness_of_igt_disk_two_point`) -----------------------
 
 
 @pytest.mark.parametrize("make", [lambda: igt(harmonic()), lambda: igt(0.3), lambda: disk(0.4, 0.3), lambda: disk(),
@@ -44,7 +45,7 @@ def test_ema_is_biased_on_a_moving_quadratic():
     assert max_error(ema(harmonic())) >= 0.1
 
 
-# --- claim 4: cubic exactness of E3 -----------------------------------------------------------------------
+# --- cubic exactness of E3 (`denoise:two_point_is_exact_on_cubics`) ----------------------------------------
 
 
 @pytest.mark.parametrize("alpha", [harmonic(), 0.3])
@@ -57,7 +58,7 @@ def test_one_point_estimators_are_biased_on_cubics(make):
     assert max_error(make(), grad_cubic) >= 1e-3
 
 
-# --- claims 2 and 3: error variance ------------------------------------------------------------------------
+# --- error variance (`denoise:igt_error_follows_one_over_t` and its neighbours) -----------------------------
 
 
 def test_variance_follows_one_over_t_in_dp_mode():
@@ -154,7 +155,7 @@ def test_run_driver_denoises_and_optimizes():
     assert float(info_igt.error2[5:40].mean()) < float(info_ema.error2[5:40].mean())
 
 
-# --- bad inputs (spec 8) -------------------------------------------------------------------------------------
+# --- bad inputs ----------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("ctor,kwargs,match", [

@@ -1,6 +1,6 @@
-"""FlowAgent (spec (b)): the tool world and its shortest plans against a Python BFS, plan <-> trajectory round trips,
+"""FlowAgent: the tool world and its shortest plans against a Python BFS, plan <-> trajectory round trips,
 decoding (STOP, availability, repeats, repair, the angular margin), the jitted/vmapped episode runner against a
-Python loop, graceful termination, training smoke tests, and the bad inputs of (b).8."""
+Python loop, graceful termination, training smoke tests, and the bad inputs."""
 
 from collections import deque
 
@@ -231,7 +231,8 @@ def test_training_smoke(world):
 
 
 def test_transformer_velocity_net(world):
-    """The spec's transformer variant: shapes, the condition token and the time embedding both matter, jit/vmap."""
+    """The transformer velocity network (`TrajectoryTransformer`): shapes, the condition token and the time
+    embedding both matter, jit/vmap."""
     net = FA.TrajectoryTransformer(K, world.dim, width=32, heads=4, key=jax.random.key(0))
     x = jax.random.normal(jax.random.key(1), (3, K, world.dim))
     c = jax.vmap(lambda s: FA.task_condition(world, s, 5, jnp.ones(40, bool)))(jnp.arange(3))

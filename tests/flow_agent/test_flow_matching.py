@@ -1,4 +1,4 @@
-"""Conditional flow matching (spec F2): Gaussian closed forms, Euler on straight flows, Sinkhorn marginals and its
+"""Conditional flow matching: Gaussian closed forms, Euler on straight flows, Sinkhorn marginals and its
 convergence to the exact assignment, OT vs independent couplings, the time-convention wrappers, bad inputs."""
 
 import itertools
@@ -221,8 +221,9 @@ def test_bad_inputs():
 
 @pytest.mark.parametrize("n_steps", [1, 4, 28])
 def test_rf_sampler_on_converted_velocity_equals_cfm_sampler(n_steps):
-    # Spec F1 claim 3: the RF Euler sampler (sigma 1 -> 0) on cfm_to_rf_velocity(u*) equals the CFM sampler
-    # (t 0 -> 1) on u*, and the RF sampler on v equals the CFM sampler on rf_to_cfm_velocity(v).
+    # Claim `semantic_flow:rf_and_cfm_conventions_agree`: the RF Euler sampler (sigma 1 -> 0) on
+    # cfm_to_rf_velocity(u*) equals the CFM sampler (t 0 -> 1) on u*, and the RF sampler on v equals the CFM
+    # sampler on rf_to_cfm_velocity(v).
     from jaxlab.generative import rectified_flow as RF
 
     u = lambda x, t, c: FM.gaussian_optimal_velocity(x, t, 2.0, 0.5)  # noqa: E731
@@ -235,4 +236,5 @@ def test_rf_sampler_on_converted_velocity_equals_cfm_sampler(n_steps):
     np.testing.assert_allclose(RF.euler_sample(v, z, sig), FM.ode_sample(FM.rf_to_cfm_velocity(v), z,
                                                                         num_steps=n_steps), atol=1e-6)
     if n_steps == 1:
-        np.testing.assert_allclose(rf, 2.0 + 0 * z, atol=1e-12)  # one Euler step lands on m (F1 claim 1)
+        # one Euler step lands on m (claim `semantic_flow:euler_gaussian_closed_form`)
+        np.testing.assert_allclose(rf, 2.0 + 0 * z, atol=1e-12)

@@ -1,4 +1,4 @@
-"""Windows, splits, scaling, NaN handling, the synthetic generators and the ETT CSV loader (spec (c).3, (c).8)."""
+"""Windows, splits, scaling, NaN handling, the synthetic generators and the ETT CSV loader, and their bad inputs."""
 
 import jax
 import jax.numpy as jnp

@@ -1,5 +1,6 @@
 """EF roll-out: DF = EF(H = L), a NumPy loop reference, jit/vmap, the AR(1) oracle identity and an exact linear
-recurrence (spec (c) claims 1-3), and the roll-out loss."""
+recurrence (claims `forecasting:df_equals_ef_with_one_step`, `forecasting:ar1_oracle_k_step_mse`,
+`forecasting:exact_recurrence_extrapolates_720_steps`), and the roll-out loss."""
 
 import equinox as eqx
 import jax
@@ -23,7 +24,7 @@ def hist():
 
 
 def ef_numpy(weight, bias, x, L, s):
-    """The spec's roll-out for a Linear model without RevIN, written with NumPy."""
+    """The EF roll-out of `ef_forecast` for a Linear model without RevIN, written with NumPy."""
     w, out = np.asarray(x), []
     while sum(len(o) for o in out) < L:
         y = (np.asarray(weight) @ w + np.asarray(bias)[:, None])[:s]
@@ -40,7 +41,8 @@ def test_ef_matches_numpy_loop(hist, L, stride):
 
 
 def test_df_is_ef_with_one_step(hist):
-    """Claim 1: DF = EF(H = L), identical to the bit (the same single model call)."""
+    """Claim `forecasting:df_equals_ef_with_one_step`: DF = EF(H = L), identical to the bit (the same single model
+    call)."""
     m = F.MLPForecaster(T, H, key=KEY, width=16)
     f = jax.jit(jax.vmap(lambda x: F.ef_forecast(m, x, H)))
     g = jax.jit(jax.vmap(lambda x: F.df_forecast(m, x, H)))
@@ -62,8 +64,9 @@ def test_jit_vmap_match_per_history_calls_and_plain_callables(hist):
 
 
 def test_ar1_oracle_identity():
-    """Claim 2 (small): the oracle EF gives phi^k y_T for H in {1, 4, 24}, and the k-step MSE averaged over
-    k = 1..96 matches mean_k (1 - phi^{2k}) / (1 - phi^2) = 5.0294 (20,000 Monte-Carlo windows)."""
+    """Claim `forecasting:ar1_oracle_k_step_mse` (small): the oracle EF gives phi^k y_T for H in {1, 4, 24}, and the
+    k-step MSE averaged over k = 1..96 matches mean_k (1 - phi^{2k}) / (1 - phi^2) = 5.0294 (20,000 Monte-Carlo
+    windows)."""
     phi, L, n = 0.9, 96, 20_000
     ser = jax.vmap(lambda k: F.ar1_series(k, 4 + L, phi))(jax.random.split(jax.random.key(7), n))
     X, Y = ser[:, :4], ser[:, 4:]
@@ -81,8 +84,8 @@ def test_ar1_oracle_identity():
 
 @pytest.mark.parametrize("dtype, tol", [(jnp.float64, 1e-10), (jnp.float32, 1e-5)])
 def test_exact_recurrence_extrapolates_720_steps(dtype, tol):
-    """Claim 3: least-squares Linear (T = 336, H = 24) on the first 4,000 points of the two-sinusoid series,
-    EF to L = 720 from t = 4500."""
+    """Claim `forecasting:exact_recurrence_extrapolates_720_steps`: least-squares Linear (T = 336, H = 24) on the first
+    4,000 points of the two-sinusoid series, EF to L = 720 from t = 4500."""
     y = F.sinusoid_series(5300)
     X, Y = F.make_windows(y[:4000], 336, 24)
     m = jax.tree_util.tree_map(lambda a: a.astype(dtype), F.fit_linear(X, Y, bias=False))

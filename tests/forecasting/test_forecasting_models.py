@@ -1,4 +1,4 @@
-"""RevIN, the five backbones against NumPy and their invariances (spec (c).3)."""
+"""RevIN, the five backbones against NumPy and their invariances."""
 
 import equinox as eqx
 import jax

@@ -38,7 +38,7 @@ def test_fit_linear_matches_numpy_lstsq(windows):
 
 
 def test_truncated_long_linear_equals_short_linear_at_the_optimum(windows):
-    """Spec (c).3: with no parameter shared across output steps, DF-L truncated to H is DF-H exactly."""
+    """With no parameter shared across output steps, DF-L truncated to H is DF-H exactly."""
     X, Y = windows
     long, short = F.fit_linear(X, Y), F.fit_linear(X, Y[:, :H])
     np.testing.assert_allclose(long.weight[:H], short.weight, rtol=1e-9, atol=1e-11)

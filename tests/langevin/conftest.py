@@ -1,4 +1,4 @@
-"""Shared fixtures of the annealed-Langevin tests: the B.5 Gaussian toy."""
+"""Shared fixtures of the annealed-Langevin tests: the Gaussian toy of `gaussian_toy` (d = 2, n = 10)."""
 
 import jax
 import pytest

@@ -1,4 +1,6 @@
-"""Chained bound and tuning rules (spec B.4 claims 5-7, B.8 bad inputs)."""
+"""Chained bound and tuning rules (claims `langevin:chained_bound_dominates_exact_w2`,
+`langevin:score_bias_raises_w2_by_at_most_eps_over_m`, `langevin:linhart_needs_no_more_steps_than_geffner`) and bad
+inputs."""
 
 import functools
 import warnings
@@ -49,7 +51,8 @@ _grid_fn = jax.jit(jax.vmap(_exact_and_bound, (None,) * 5 + (0, 0, 0)))
 
 @pytest.fixture(scope="module")
 def grid(toy):
-    """Exact W2, bound and path term over (kind, L, h, k) with ε = 0 (claim 5): arrays (3, 3) over (h, k)."""
+    """Exact W2, bound and path term over (kind, L, h, k) with ε = 0 (claim
+    `langevin:chained_bound_dominates_exact_w2`): arrays (3, 3) over (h, k)."""
     out = {}
     hh, kk = np.meshgrid(HS, KS, indexing="ij")
     for kind in ("geffner", "linhart"):
@@ -62,7 +65,8 @@ def grid(toy):
 
 
 def test_chained_bound_dominates_exact_w2(grid):
-    """Claim 5: bound >= exact W2 in every (kind, L, h, k) case with h below the cap."""
+    """Claim `langevin:chained_bound_dominates_exact_w2`: bound >= exact W2 in every (kind, L, h, k) case with h below
+    the cap."""
     for key, ((exact, bound, _), _, _) in grid.items():
         assert np.all(bound >= exact), key
 
@@ -76,7 +80,8 @@ def test_bound_and_exact_decrease_in_k_and_path_term_decays_geometrically(grid):
 
 
 def test_score_error_floor(grid):
-    """Claim 6: a bias ε e1 raises the exact W2 by at most ε / m_{L-1}; the bound stays above it."""
+    """Claim `langevin:score_bias_raises_w2_by_at_most_eps_over_m`: a bias ε e1 raises the exact W2 by at most ε /
+    m_{L-1}; the bound stays above it."""
     eps = np.array([1e-3, 0.1, 0.7])
     bias = np.stack([eps, np.zeros(3)], 1)
     for kind in ("geffner", "linhart"):
@@ -89,7 +94,8 @@ def test_score_error_floor(grid):
 
 
 def test_tuning_rules_meet_the_target_and_linhart_needs_fewer_steps(toy):
-    """Claim 7 (and R1-R2 validity): at equal ε*, Σ k_l(Linhart) <= Σ k_l(Geffner); exact W2 <= bound <= ε*."""
+    """Claim `langevin:linhart_needs_no_more_steps_than_geffner` (and R1-R2 validity): at equal ε*, Σ k_l(Linhart) <= Σ
+    k_l(Geffner); exact W2 <= bound <= ε*."""
     totals = {}
     for kind in ("geffner", "linhart"):
         means, precs, m, M, W = _levels(toy, kind, 25)

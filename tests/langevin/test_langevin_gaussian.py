@@ -1,4 +1,5 @@
-"""Gaussian closed forms (spec B.4 claims 3-4, B.8 bad inputs)."""
+"""Gaussian closed forms (claims `langevin:linhart_precision_is_loewner_below_geffner`,
+`langevin:ula_stationary_variance_is_inflated`) and bad inputs."""
 
 import jax
 import jax.numpy as jnp
@@ -31,7 +32,8 @@ def test_w2_gaussian_matches_scipy_sqrtm_reference():
 
 
 def test_loewner_ordering_of_bridging_precisions(toy):
-    """Claim 3: λ_min(Λ^G_t - Λ^L_t) >= -1e-12 on 200 levels (equal Σ_j); the Linhart cap is never smaller."""
+    """Claim `langevin:linhart_precision_is_loewner_below_geffner`: λ_min(Λ^G_t - Λ^L_t) >= -1e-12 on 200 levels (equal
+    Σ_j); the Linhart cap is never smaller."""
 
     @jax.jit
     def gap(ts):
@@ -59,7 +61,8 @@ def test_one_dimensional_precisions_closed_form():
 
 
 def test_ula_moments_match_step_by_step_recursion_and_stationary_variance():
-    """Claim 4 (exact part): k-step closed form = k one-step maps; 1-d stationary variance 1/(p(1 - hp/2))."""
+    """Claim `langevin:ula_stationary_variance_is_inflated` (exact part): k-step closed form = k one-step maps; 1-d
+    stationary variance 1/(p(1 - hp/2))."""
     rng = np.random.default_rng(1)
     A = rng.standard_normal((3, 3))
     P = A @ A.T + np.eye(3)

@@ -1,4 +1,5 @@
-"""ULA and annealed Langevin samplers (spec B.4 claim 4, Monte Carlo part; B.8 bad inputs)."""
+"""ULA and annealed Langevin samplers (the Monte Carlo part of `langevin:ula_stationary_variance_is_inflated`,
+and `langevin:monte_carlo_ald_matches_exact_propagation`) and bad inputs."""
 
 import jax
 import jax.numpy as jnp
@@ -22,7 +23,8 @@ def test_ula_stationary_variance_monte_carlo():
 
 @pytest.mark.parametrize("kind", [pytest.param("geffner", marks=pytest.mark.slow), "linhart"])
 def test_annealed_langevin_monte_carlo_matches_exact_propagation(toy, kind):
-    """Claim 4: 1e5 particles; means within 4 standard errors, W2 to the target within 5 %.
+    """Claim `langevin:monte_carlo_ald_matches_exact_propagation`: 1e5 particles; means within 4 standard errors,
+    W2 to the target within 5 %.
 
     The score is that of the closed-form bridging density at each level (the composite scores equal it: see
     test_langevin_scores), which keeps 10^7 score evaluations cheap."""

@@ -1,4 +1,5 @@
-"""Composite scores (spec B.4 claims 1-2, B.8 bad inputs)."""
+"""Composite scores (claims `langevin:linhart_score_is_the_exact_diffused_tall_posterior_score`,
+`langevin:geffner_score_is_the_score_of_its_gaussian_bridging_density`) and bad inputs."""
 
 import jax
 import jax.numpy as jnp
@@ -10,7 +11,8 @@ from jaxlab.sampling.langevin.models import gaussian_toy_scores
 
 
 def _random_problem(seed, d, n):
-    """Random PD prior, Gaussian likelihood with a random PD covariance (claim 1's setting); numpy inputs."""
+    """Random PD prior, Gaussian likelihood with a random PD covariance (the setting of
+    `langevin:linhart_score_is_the_exact_diffused_tall_posterior_score`); numpy inputs."""
     rng = np.random.default_rng(seed)
     A, B = rng.standard_normal((2, d, d))
     cov_prior = A @ A.T / d + 0.5 * np.eye(d)
@@ -30,7 +32,8 @@ def _diffused_score(theta, mean, cov, a):
 
 @pytest.mark.parametrize("d,n", [(2, 2), (3, 10), (5, 30)])
 def test_linhart_score_equals_diffused_tall_posterior_score(d, n):
-    """Claim 1: s^L_t = ∇log of the diffused tall posterior, to 1e-10, at random θ and t."""
+    """Claim `langevin:linhart_score_is_the_exact_diffused_tall_posterior_score`: s^L_t = ∇log of the diffused tall
+    posterior, to 1e-10, at random θ and t."""
     mu_prior, cov_prior, mus, post_cov = _random_problem(d + n, d, n)
 
     @jax.jit
@@ -64,7 +67,8 @@ def test_linhart_shared_and_per_observation_covariances_agree():
 
 
 def test_geffner_score_matches_closed_form_bridging_density(toy):
-    """Claim 2: s^G_t equals the score of N(m^G_t, (Λ^G_t)^{-1}); the closed form matches an autodiff fit."""
+    """Claim `langevin:geffner_score_is_the_score_of_its_gaussian_bridging_density`: s^G_t equals the score of N(m^G_t,
+    (Λ^G_t)^{-1}); the closed form matches an autodiff fit."""
     n = toy.xs.shape[0]
     t = 0.3
     a = al.vp_alpha(t)

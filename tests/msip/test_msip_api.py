@@ -1,4 +1,4 @@
-"""MSIP map, weights and estimators against numpy references; batching; the WFR flow; bad inputs (A.8)."""
+"""MSIP map, weights and estimators against numpy references; batching; the WFR flow; bad inputs."""
 
 import diffrax
 import jax
@@ -172,7 +172,7 @@ def test_checks_report_the_failing_particle():
         M.msip(jax.random.key(0), Y0, est, num_steps=2, step_size=1.0, lengthscale=0.5, checks=True)
 
 
-# ------------------------------------------------------------------------------------------- bad inputs (A.8)
+# ------------------------------------------------------------------------------------------------- bad inputs
 
 GOOD = jnp.asarray(RNG.normal(size=(4, 2)))
 

@@ -1,4 +1,4 @@
-"""Benchmark targets (A.5) and particle metrics (A.3) against closed forms and the shared kernels."""
+"""Benchmark targets and particle metrics against closed forms and the shared kernels."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,4 @@
-"""The claims of specs/sampling.md A.4, checked against closed forms (float64)."""
+"""The claims of area `msip` (`jaxlab.sampling.msip.claims`), checked against closed forms (float64)."""
 
 import math
 

@@ -1,5 +1,6 @@
-"""The PDE-constrained inverse problem target (A.5, reconstructed): second-order accuracy on a manufactured
-solution, exact inverse scaling in the coefficient, autodiff gradient vs finite differences, bad inputs."""
+"""The PDE-constrained inverse problem target (reconstructed, following Aristoff & Bangerth, arXiv:2102.07263):
+second-order accuracy on a manufactured solution, exact inverse scaling in the coefficient, autodiff gradient vs finite
+differences, bad inputs."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""LDS generator and simulation, and the residual decay rate of USP (spec claim 3)."""
+"""LDS generator and simulation, and the residual decay rate of USP (claims
+`online:real_spectrum_residual_decays_like_two_to_minus_n`, `online:arc_spectrum_decay_within_bernstein_bound`)."""
 
 import jax
 import jax.numpy as jnp

@@ -1,5 +1,5 @@
-"""Polylogarithmic regret of USP + VAW on marginally stable asymmetric LDS, against OGD (spec claim 6), and the
-two USP modes."""
+"""Polylogarithmic regret of USP + VAW on marginally stable asymmetric LDS, against OGD (claims
+`online:usp_vaw_regret_is_polylogarithmic`, `online:ogd_regret_grows_polynomially`), and the two USP modes."""
 
 import jax
 import jax.numpy as jnp
@@ -49,7 +49,7 @@ def test_usp_vaw_regret_is_polylogarithmic():
         ogd_reg = np.where(np.isfinite(ogd_reg), ogd_reg, np.inf)
         assert ogd_reg[1, -1] > 1e6  # eta = 0.1 diverges
         assert np.all(ogd_reg[0] > reg)  # eta = 0.01 is above VAW at every T
-        # polynomial growth (spec: ~sqrt(T), observed ratio 2.7 for one seed there too) vs VAW's logarithmic
+        # polynomial growth (~sqrt(T) expected; a ratio of 2.7 was observed for one seed) vs VAW's logarithmic
         assert ogd_reg[0, -1] / ogd_reg[0, 0] >= max(2.0, 1.5 * reg[-1] / reg[0])
 
 

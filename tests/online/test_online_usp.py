@@ -1,5 +1,6 @@
 """USP coefficients, preconditioning, ARX features, the annihilation identity and the complex Chebyshev bound
-(spec claims 1, 2 and 4)."""
+(claims `online:chebyshev_coefficients_match_closed_forms`, `online:chebyshev_sup_norm_is_two_to_one_minus_n`,
+`online:coefficient_growth_lemma`, `online:annihilation_identity`, `online:complex_chebyshev_joukowski_identity`)."""
 
 import math
 

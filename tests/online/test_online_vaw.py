@@ -1,5 +1,6 @@
 """VAW forecaster: Sherman-Morrison equals a per-step solve and a batch ridge re-solve, the VAW regret bound
-holds at every t (spec claim 5), float32 picks the stable path, and bad inputs raise."""
+holds at every t (claim `online:vaw_regret_bound_holds_every_round`), float32 picks the stable path, and bad
+inputs raise."""
 
 import jax
 import jax.numpy as jnp

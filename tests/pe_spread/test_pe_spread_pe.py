@@ -184,7 +184,7 @@ def test_functions_jit_vmap_grad():
     assert np.all(np.isfinite(np.asarray(g)))
 
 
-# ---- bad inputs (spec section 8) ----
+# ---- bad inputs ----
 
 def test_bad_inputs_raise():
     with pytest.raises(ValueError, match="d must be even"):

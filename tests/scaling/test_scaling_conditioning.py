@@ -1,5 +1,7 @@
-"""Spec section 4, claims 1-5 and 8: the scale-block condition number on collinear and diverse designs,
-the TPP-diversity threshold, and loss-agnosticism of the curvature."""
+"""The conditioning claims of area `scaling` (`jaxlab.scaling.claims`, from
+`scaling:collinear_kappa_equals_cosine_formula_for_every_k` to `scaling:curvature_is_loss_agnostic`): the
+scale-block condition number on collinear and diverse designs, the TPP-diversity threshold, and loss-agnosticism
+of the curvature."""
 
 import jax
 import jax.numpy as jnp
@@ -86,7 +88,7 @@ def test_threshold_is_necessary_and_sufficient_on_random_designs():
 def test_threshold_closed_forms():
     assert float(C.tpp_threshold(100.0)) == pytest.approx(2 * np.log(101 / 99), rel=1e-14)
     assert float(C.tpp_threshold(1e6)) == pytest.approx(4e-6, rel=1e-6)
-    # spec example: kappa* = 100, beta = 0.3, delta = 0 -> sigma_k* = sqrt(0.0400)/0.3 = 0.667
+    # worked example: kappa* = 100, beta = 0.3, delta = 0 -> sigma_k* = sqrt(0.0400)/0.3 = 0.667
     assert float(C.min_log_tpp_spread(N9, 0.3, 0.3, 100.0)) == pytest.approx(0.66668, abs=1e-4)
     N, D = factorial_design(N9, jnp.array([10.0, 40.0]))
     assert bool(C.is_well_conditioned(N, D, 0.3, 0.3, 100.0))

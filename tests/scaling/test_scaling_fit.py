@@ -1,5 +1,7 @@
-"""Spec section 4, claims 6 and 7: the Huber multistart refit of the Chinchilla data, optimizers against
-scipy, the asymptotic covariance against curve_fit, CI inflation of collinear designs, bad inputs."""
+"""Claims `scaling:collinear_design_inflates_standard_error_of_B` and
+`scaling:chinchilla_refit_reproduces_replication_reduced_grid` (and its full grid): the Huber multistart refit of
+the Chinchilla data, optimizers against scipy, the asymptotic covariance against curve_fit, CI inflation of
+collinear designs, bad inputs."""
 
 import functools
 import importlib

@@ -16,7 +16,7 @@ def test_chinchilla_matches_formula_and_published_values():
     A, B, E, a, b = 406.4, 410.7, 1.69, 0.34, 0.28
     got = np.asarray(L.loss("chinchilla", L.HOFFMANN_2022, N, D))
     np.testing.assert_allclose(got, E + A * N**-a + B * D**-b, rtol=1e-13)
-    # the Besiroglu refit at Chinchilla's own (N, D) = (70B, 1.4T): 1.9734 +- 0.003 (spec 3.2)
+    # the Besiroglu refit at Chinchilla's own (N, D) = (70B, 1.4T): 1.9734 +- 0.003
     assert float(L.loss("chinchilla", L.BESIROGLU_2024, 7e10, 1.4e12)) == pytest.approx(1.9734, abs=3e-3)
     A2, B2, E2 = (float(v) for v in L.HOFFMANN_2022_UNROUNDED.to_natural()[:3])
     assert (A2, B2, E2) == pytest.approx((406.4, 410.7, 1.69), rel=3e-3)

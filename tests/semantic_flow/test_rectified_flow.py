@@ -1,4 +1,4 @@
-"""Rectified flow (spec F1): closed forms of the Euler sampler and the schedules, joint attention identities,
+"""Rectified flow: closed forms of the Euler sampler and the schedules, joint attention identities,
 the tiny MM-DiT under jit/vmap and the bad inputs."""
 
 import chex

@@ -1,6 +1,6 @@
-"""SemanticFlow (spec (a)): read-only probes, response maps on the simplex, energy terms against hand
+"""SemanticFlow: read-only probes, response maps on the simplex, energy terms against hand
 computations, exact reduction to the unguided sampler, energy descent, NaN handling, toy data and metrics, and
-the section 8 bad inputs."""
+the bad inputs."""
 
 import jax
 import jax.numpy as jnp

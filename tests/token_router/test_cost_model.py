@@ -23,7 +23,7 @@ HALF = jnp.array([0.5, 0.5])
 
 
 def shared_reference(alpha, beta, q, n, b):
-    """The spec's cycle model with the integer k(B) found by counting S steps (no logarithms)."""
+    """The shared-device cycle model of `cost_model` with the integer k(B) found by counting S steps (no logarithms)."""
     n0, k = n - q * b, 0
     while n - n0 * (1 - q) ** k < b - 1e-9:
         k += 1

@@ -99,7 +99,7 @@ def test_derived_parameters_in_engine(models, workload):
     route = workload[1]
     e = TokenRouterEngine(models, route, n_slots=8, cost=StepCostModel(jnp.array([2.0, 10.0]), jnp.array([0.05, 0.4])),
                           q_large=0.2)
-    assert (e.batch_threshold, e.timeout) == (5, 9.0)  # B_L* and tau_L* of the spec's workload at N = 8
+    assert (e.batch_threshold, e.timeout) == (5, 9.0)  # B_L* and tau_L* of the default workload at N = 8
 
 
 def test_bad_inputs(models, workload):

@@ -1,5 +1,7 @@
 """Behaviour-tree semantics, BT Expansion and successor prediction on the held-out pick-and-place domain
-(spec B.3, B.4 claims 1-2, B.8), checked against hand-derived trees and decision lists."""
+(claims `tree_of_skill:bt_expansion_and_ticks_match_hand_derivation`,
+`tree_of_skill:successor_prediction_is_state_dependent`, and bad inputs), checked against hand-derived trees and
+decision lists."""
 
 import itertools
 
@@ -94,7 +96,7 @@ def test_apply_effects_and_applicable():
 
 
 def test_expansion_single_step_matches_hand_tree():
-    """Spec semantics (no imagination): expansion stops at the first RUNNING action."""
+    """Plain BT Expansion (no imagination): expansion stops at the first RUNNING action."""
     bt = bt_expand(GOAL2, pick_and_place_actions(), {"HandEmpty"})
     move_a = Fallback((C("Near(A)"), Sequence((ACTS["MoveTo(A)"],))))
     pick_a = Fallback((C("Holding(A)"), Sequence((move_a, C("HandEmpty"), ACTS["Pick(A)"]))))
@@ -136,7 +138,8 @@ def test_executing_the_plan_reaches_the_goal():
 
 
 def test_successor_is_state_dependent():
-    """B.4-2: after Place(A,R) comes MoveTo(B) unless At(B,R) already holds (then the task is done)."""
+    """Claim `tree_of_skill:successor_prediction_is_state_dependent`: after Place(A,R) comes MoveTo(B) unless At(B,R)
+    already holds (then the task is done)."""
     bt = HAND_TREE
     place_a = ACTS["Place(A,R)"]
     assert predict_successor(bt, place_a, {"Holding(A)", "Near(R)"}) == ACTS["MoveTo(B)"]

@@ -1,5 +1,6 @@
-"""Multi-step Tree-of-Skill tasks (spec B.5): the world's geometry, the scripted skills' closed forms, BT Expansion
-of the new goals against hand-derived trees, successor prediction, fixed-sequence chaining and the runner."""
+"""Multi-step Tree-of-Skill tasks (`jaxlab.agents.rodinsert_tasks`): the world's geometry, the scripted skills'
+closed forms, BT Expansion of the new goals against hand-derived trees, successor prediction, fixed-sequence
+chaining and the runner."""
 
 import equinox as eqx
 import jax

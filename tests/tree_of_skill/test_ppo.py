@@ -1,4 +1,4 @@
-"""PPO for goal-conditioned skills (spec B.3 stage 1) on RodInsert2D's Pick skill."""
+"""PPO for goal-conditioned skills (the skill-training stage of Tree-of-Skill) on RodInsert2D's Pick skill."""
 
 import jax
 import numpy as np

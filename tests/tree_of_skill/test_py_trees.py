@@ -1,4 +1,4 @@
-"""py_trees as the semantics oracle of jaxlab's behaviour trees (spec B.7): the same expanded pick-and-place tree,
+"""py_trees as the semantics oracle of jaxlab's behaviour trees: the same expanded pick-and-place tree,
 translated node for node into reactive py_trees composites, ticks identically on 1,000 random symbolic states."""
 
 import random

@@ -1,5 +1,5 @@
-"""RodInsert2D (spec B.5): closed-form grasp/insert geometry, agreement with the NumPy reference under jit and
-vmap, bad actions (B.8)."""
+"""RodInsert2D: closed-form grasp/insert geometry, agreement with the NumPy reference under jit and
+vmap, bad actions."""
 
 import jax
 import jax.numpy as jnp

@@ -1,5 +1,6 @@
-"""Goal masks, skill policies, guiding networks and the ToS runner on RodInsert2D (spec B.3, B.4 claims 3-4,
-B.8)."""
+"""Goal masks, skill policies, guiding networks and the ToS runner on RodInsert2D (claims
+`tree_of_skill:goal_mask_makes_policy_goal_invariant`, `tree_of_skill:guided_pick_insert_succeeds`,
+`tree_of_skill:unguided_pick_insert_fails`), and their bad inputs."""
 
 import equinox as eqx
 import jax
@@ -67,7 +68,8 @@ def test_masked_goal_bad_inputs():
 
 
 def test_policy_is_goal_invariant_with_mu_zero():
-    """B.4-4: with mu = 0 the policy output does not depend on the goal vector (bitwise, under jit)."""
+    """Claim `tree_of_skill:goal_mask_makes_policy_goal_invariant`: with mu = 0 the policy output does not depend on the
+    goal vector (bitwise, under jit)."""
     pol = tos.SkillPolicy(jax.random.key(0), ri.OBS_DIM, ri.ACTION_DIM, 2)
     obs = jax.random.normal(jax.random.key(1), (16, ri.OBS_DIM))
     goals = 10 * jax.random.normal(jax.random.key(2), (16, 4, 2))
@@ -122,7 +124,8 @@ def test_constant_guides_match_the_insertion_geometry(task):
 
 
 def test_guidance_helps(task, trained_guide):
-    """B.4-3 (analytic skills): guided Pick -> Insert succeeds >= 0.8, unguided <= 0.3."""
+    """Claims `tree_of_skill:guided_pick_insert_succeeds` and `tree_of_skill:unguided_pick_insert_fails` (analytic
+    skills): guided Pick -> Insert succeeds >= 0.8, unguided <= 0.3."""
     env, skills, bt = task
     guide, metrics = trained_guide
     assert float(metrics.mean_return[-5:].mean()) > float(metrics.mean_return[:5].mean())
