@@ -19,7 +19,7 @@ from jaxlab.multiscale import (
     unfolding_estimator,
 )
 from jaxlab.multiscale.model import _TANH_SCALE
-from jaxlab.multiscale.spectral import estimate_from_chaos, rank_one_split, unfold
+from jaxlab.multiscale.spectral import estimate_from_chaos, first_chaos_estimate, rank_one_split, unfold
 
 W_TOY = jnp.array([[0.6, 0.8], [0.8, -0.6]])
 X_TOY = jnp.array([1.0, 2.0, 3.0, 4.0])
@@ -180,3 +180,16 @@ def test_first_chaos_streaming_works_under_jit():
     f = jax.jit(lambda k: first_chaos_mc(k, ws, 64, cfg, chunk=32))
     np.testing.assert_allclose(f(jax.random.key(1)), first_chaos_mc(jax.random.key(1), ws, 64, cfg, chunk=32),
                                rtol=1e-12)
+
+
+@pytest.mark.parametrize("bad", [("X", jnp.nan), ("X", jnp.inf), ("y", jnp.nan), ("y", -jnp.inf)])
+def test_non_finite_data_raise_eagerly_and_under_jit(bad):
+    # under jit the check runs on the (D,) first chaos, not on the (n, D) data: every NaN/inf must still reach it
+    from jaxlab_testing import raises_eager_and_jit
+
+    which, value = bad
+    X, y = jnp.ones((6, 4)).at[:, 1].set(2.0), jnp.arange(6.0)
+    X = X.at[3, 2].set(value) if which == "X" else X
+    y = y.at[2].set(value) if which == "y" else y
+    raises_eager_and_jit(lambda X, y: unfolding_estimator(X, y, 2, 2), X, y, match="must be finite")
+    raises_eager_and_jit(lambda X, y: first_chaos_estimate(X, y, center=False), X, y, match="must be finite")
