@@ -96,7 +96,7 @@ def _list_algorithms() -> int:
 
 def cmd_verify(args) -> int:
     _enable_x64()
-    from jaxlab.core.loop import _isatty  # the progress meter's terminal test, shared
+    from jaxlab.core.loop import is_terminal  # the progress meter's terminal test, shared
     from jaxlab.core.verification import discover_areas, load_area, run_claims
 
     known = discover_areas()
@@ -114,7 +114,7 @@ def cmd_verify(args) -> int:
     total = len(claims)
     t_start = time.perf_counter()
     counter = {"i": 0}
-    tty = _isatty(sys.stderr)
+    tty = is_terminal(sys.stderr)
 
     def progress(o) -> None:
         counter["i"] += 1

@@ -64,7 +64,7 @@ class _Meter:
         self.stream.flush()
 
 
-def _isatty(stream) -> bool:
+def is_terminal(stream) -> bool:
     """Whether ``stream`` is an interactive terminal (``False`` for files, pipes and streams without isatty)."""
     try:
         return bool(stream.isatty())
@@ -93,7 +93,7 @@ def progress_meter(i, total: int, *, every: int | None = None, label: str = "jax
       ``None``: call it for its side effect inside a ``scan`` body (:func:`run` does with ``progress=True``).
     """
     stream = stream or sys.stderr
-    tty = _isatty(stream)
+    tty = is_terminal(stream)
     every = every or max(1, total // (20 if tty else 10))
     meter = _Meter(total, label, stream, tty)
 
