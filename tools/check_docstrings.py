@@ -41,8 +41,8 @@ SPEC = re.compile(r"\bspec\b(?![.\[=])|\bspecs/|§")
 
 
 def public_packages() -> list[str]:
-    """``jaxlab.core``, ``jaxlab.kernels`` and every area package, by dotted name."""
-    pkgs = {"jaxlab.core", "jaxlab.kernels"}
+    """``jaxlab.core`` (with ``jaxlab.core.distributed``), ``jaxlab.kernels`` and every area package, by name."""
+    pkgs = {"jaxlab.core", "jaxlab.core.distributed", "jaxlab.kernels"}
     for claims in (ROOT / "jaxlab").rglob("claims.py"):
         pkgs.add(".".join(claims.parent.relative_to(ROOT).parts))
     return sorted(pkgs)

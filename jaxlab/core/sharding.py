@@ -24,6 +24,23 @@ __all__ = ["BATCH_AXIS", "batch_mesh", "batch_sharding", "shard_batch", "sharded
 BATCH_AXIS = "batch"
 
 
+def _place(x: Any, sharding: NamedSharding) -> jax.Array:
+    """``x`` laid out with ``sharding``, which may span devices of several processes.
+
+    On one process this is ``jax.device_put``. When the mesh spans processes, each process holds the same host
+    value of ``x`` (the SPMD convention) and builds the global array from the slices that live on its own
+    devices; an array that is already global is resharded by a jitted identity.
+    """
+    if sharding.is_fully_addressable:
+        return jax.device_put(x, sharding)
+    if isinstance(x, jax.Array) and not x.is_fully_addressable:
+        return jax.jit(lambda a: a, out_shardings=sharding)(x)
+    if jax.dtypes.issubdtype(jnp.result_type(x), jax.dtypes.prng_key):  # typed keys: place their raw data
+        return jax.random.wrap_key_data(_place(jax.random.key_data(x), sharding), impl=jax.random.key_impl(x))
+    host = np.asarray(x)
+    return jax.make_array_from_callback(host.shape, sharding, lambda index: host[index])
+
+
 def batch_mesh(devices: Sequence[Any] | None = None) -> Mesh:
     """A 1-d device mesh with the single axis ``"batch"``.
 
@@ -83,7 +100,7 @@ def shard_batch(tree: Any, mesh: Mesh | None = None) -> Any:
                 f"leading axis of size {x.shape[0]} is not a multiple of the {n_dev} devices; "
                 "pad it or use sharded_vmap"
             )
-        return jax.device_put(x, sharding)
+        return _place(x, sharding)
 
     return jax.tree_util.tree_map(put, tree)
 
@@ -149,12 +166,12 @@ def sharded_vmap(
             x = jnp.asarray(x)
             if n_pad:
                 x = jnp.concatenate([x, jnp.repeat(x[-1:], n_pad, axis=0)], axis=0)
-            return jax.device_put(x, batch_sharding(mesh_))
+            return _place(x, batch_sharding(mesh_))
 
         placed = [
             jax.tree_util.tree_map(pad_and_shard, arg)
             if a == 0
-            else jax.tree_util.tree_map(lambda x: jax.device_put(jnp.asarray(x), replicated), arg)
+            else jax.tree_util.tree_map(lambda x: _place(jnp.asarray(x), replicated), arg)
             for a, arg in zip(axes, args, strict=True)
         ]
         out = jitted(*placed)

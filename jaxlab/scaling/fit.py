@@ -45,6 +45,7 @@ from jax.flatten_util import ravel_pytree
 
 from jaxlab.core.algorithm import Algorithm, register_algorithm
 from jaxlab.core.citations import cites
+from jaxlab.core.distributed import gather
 from jaxlab.core.loop import RunTrace, run
 from jaxlab.core.sharding import sharded_vmap
 from jaxlab.core.types import Array, Float, Key
@@ -837,7 +838,7 @@ def _lm_multistart_compact(fn, thetas0, X, log_L, *, huber_delta=None, lam0: flo
             size //= _LM_BUCKET
         idx = np.concatenate([active, np.full(size - active.size, active[0])])
         states, running = advance(states, idx, X, log_L)
-        active = active[np.asarray(running)[:active.size]]
+        active = active[gather(running)[:active.size]]  # host copy, also when sharded across processes
     return result(states, X, log_L)
 
 
