@@ -326,10 +326,9 @@ def _resample(key: Key, n_boot: int, n: int) -> Array:
     return (jax.random.bits(key, (n_boot, n), jnp.uint32) % jnp.uint32(n)).astype(jnp.int32)
 
 
-def _check_boot(n_boot: int, level: float) -> int:
+def _check_boot(n_boot: int, level: float) -> tuple[int, Any]:
     n_boot = check_int(n_boot, "n_boot", min_value=2)
-    check_in_range(level, "level", 0.0, 1.0, lo_open=True, hi_open=True)
-    return n_boot
+    return n_boot, check_in_range(level, "level", 0.0, 1.0, lo_open=True, hi_open=True)
 
 
 @cites(FACTS)
@@ -362,7 +361,7 @@ def bootstrap_ci(
     per_item = as_array(per_item, "per_item", kind="number")
     if per_item.ndim < 1 or per_item.shape[0] == 0:
         raise ValueError(f"per_item must have at least one item on axis 0, got shape {tuple(per_item.shape)}")
-    n_boot = _check_boot(n_boot, level)
+    n_boot, level = _check_boot(n_boot, level)
     n = per_item.shape[0]
     stats = jax.vmap(lambda i: stat_fn(per_item[i]))(_resample(key, n_boot, n))
     return _quantiles(stats, level)
@@ -426,7 +425,7 @@ def facts_score_ci(
       0.75
     """
     _check_keys(items, "items")
-    n_boot = _check_boot(n_boot, level)
+    n_boot, level = _check_boot(n_boot, level)
     arrays = []
     for b in SUBBENCHMARKS:
         pair = items[b]

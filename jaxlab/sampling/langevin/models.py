@@ -24,7 +24,7 @@ import jax.numpy as jnp
 from jaxtyping import Array, Float
 
 from jaxlab.core.citations import cites
-from jaxlab.core.validation import as_array, check_int, check_positive, check_psd
+from jaxlab.core.validation import as_array, check_int, check_positive, check_psd, is_concrete
 from jaxlab.sampling.langevin.gaussian import spd_inverse
 from jaxlab.sampling.langevin.papers import TOURON
 
@@ -211,9 +211,9 @@ def _check_gmm(gmm: GMMPrior) -> GMMPrior:
     means = as_array(gmm.means, "means", ndim=2, shape=(K, None))
     d = means.shape[1]
     covs = as_array(gmm.covs, "covs", shape=(K, d, d))
-    for k in range(K):
-        check_psd(covs[k], f"covs[{k}]", strict=True)
-    return GMMPrior(w, means, covs)
+    checked = [check_psd(covs[k], f"covs[{k}]", strict=True) for k in range(K)]
+    # concrete covariances were checked eagerly above; traced ones keep their run-time checks by restacking
+    return GMMPrior(w, means, covs if is_concrete(covs) else jnp.stack(checked))
 
 
 @cites(TOURON)

@@ -418,8 +418,8 @@ def empirical_estimator(data: Float[Array, "n d"], weights: Float[Array, " n"] |
         log_a = jnp.full((n,), -math.log(n), dtype=data.dtype)
     else:
         weights = as_array(weights, "weights", ndim=1, shape=(n,))
-        check_quadrature(data, weights, d, name="empirical target")
-        log_a = jnp.log(weights)
+        _, weights = check_quadrature(data, weights, d, name="empirical target")  # the checked weights carry
+        log_a = jnp.log(weights)  # the run-time check under jit
 
     def estimator(key, Y, lengthscale):
         if Y.shape[1] != d:
