@@ -239,7 +239,8 @@ def apply_1q(psi: Complex[Array, "..."], U: Complex[Array, "2 2"], q: int, *, ch
     psi = _state(psi)
     n = psi.ndim
     q = _wire(q, n, "q")
-    U = _gate(U, "U", 2, check).astype(jnp.result_type(psi.dtype, U.dtype))
+    U = _gate(U, "U", 2, check)
+    U = U.astype(jnp.result_type(psi.dtype, U.dtype))
     s = psi.reshape(2**q, 2, 2 ** (n - q - 1))
     a, b = s[:, 0], s[:, 1]
     out = jnp.stack([U[0, 0] * a + U[0, 1] * b, U[1, 0] * a + U[1, 1] * b], axis=1)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 from jaxtyping import Array, Float
 
-from jaxlab.core.validation import as_array
+from jaxlab.core.validation import as_array, check_in_range
 
 __all__ = ["gradient_shares", "learning_times", "relative_residuals", "spearman"]
 
@@ -27,8 +27,7 @@ def relative_residuals(r_hat, y_hat, freqs=None) -> Float[Array, "... k"]:
         broadcasts with ``y_hat``.
       y_hat: complex (or real float) array of target coefficients: ``(2K + 1,)`` ordered ω = −K..K when
         ``freqs`` is given.
-      freqs: optional ``(k,)`` int array of frequencies in −K..K (not range-checked: an index outside is
-        clamped by JAX) at which to take the ratio.
+      freqs: optional ``(k,)`` int array of frequencies in −K..K at which to take the ratio.
 
     Returns:
       Float array: ``r_hat.shape[:-1] + (k,)`` with ``freqs``, else the broadcast shape. Division by
@@ -36,13 +35,13 @@ def relative_residuals(r_hat, y_hat, freqs=None) -> Float[Array, "... k"]:
 
     Raises:
       TypeError: integer-dtype ``r_hat`` or ``y_hat``; non-integer ``freqs``.
-      ValueError: ``freqs`` not 1-d.
+      ValueError: ``freqs`` not 1-d, or a frequency outside −K..K (under ``jit``: at run time).
     """
     r_hat = as_array(r_hat, "r_hat", kind="complex")
     y_hat = as_array(y_hat, "y_hat", kind="complex")
     if freqs is not None:
         K = y_hat.shape[-1] // 2
-        idx = as_array(freqs, "freqs", kind="int", ndim=1) + K
+        idx = check_in_range(as_array(freqs, "freqs", kind="int", ndim=1), "freqs", -K, K) + K
         r_hat, y_hat = r_hat[..., idx], y_hat[..., idx]
     return jnp.abs(r_hat) / jnp.abs(y_hat)
 

@@ -134,14 +134,23 @@ def pauli_diagonal(pauli: str) -> np.ndarray:
     """The diagonal of a Pauli string of I/Z letters: ⊗_q d_q with d = (1, -1) for Z and (1, 1) for I.
 
     Args:
-      pauli: a string of ``n`` letters from ``IZ`` (upper case). Not validated: any letter other than
-        ``"Z"`` is read as I, so check with :func:`check_pauli` and test for X/Y first.
+      pauli: a string of ``n >= 1`` letters from ``IZ`` (either case); X and Y are not diagonal.
 
     Returns:
       ``(2^n,)`` float64 numpy array of ±1, flattened big-endian (qubit 0 is the most significant bit).
+
+    Raises:
+      TypeError: ``pauli`` is not a string.
+      ValueError: ``pauli`` is empty or has a letter other than I and Z (use :func:`expval_pauli` for X/Y).
     """
+    if not isinstance(pauli, str):
+        raise TypeError(f"pauli must be a string of I/Z letters, got {type(pauli).__name__} {pauli!r}")
+    p = pauli.upper()
+    if not p or set(p) - {"I", "Z"}:
+        raise ValueError(f"pauli must be a non-empty string of the diagonal letters I and Z, got {pauli!r} "
+                         "(X and Y are not diagonal: use expval_pauli)")
     d = np.ones(1)
-    for c in pauli:
+    for c in p:
         d = np.kron(d, [1.0, -1.0] if c == "Z" else [1.0, 1.0])
     return d
 

@@ -23,7 +23,7 @@ from jaxlab.agents.toposcope.graph import Component, PinRef, Schematic, componen
 from jaxlab.agents.toposcope.papers import TOPOSCOPE
 from jaxlab.agents.toposcope.rules import RULES, Rule, check_assertions
 from jaxlab.core.citations import cites
-from jaxlab.core.validation import check_int
+from jaxlab.core.validation import check_in_range, check_int
 
 __all__ = [
     "DATA_PATH",
@@ -226,24 +226,25 @@ def random_schematic(seed: int, n_components: int = 8, *, p_connect: float = 0.8
 
     Parts are drawn with weight 3 for capacitors and resistors and 1 otherwise (the MCU only as component 0,
     with probability 0.3 when ``n_components >= 6``). Nets: ``GND``, ``3V3`` (a listed rail) and
-    ``N0 .. N(m-1)``, ``m`` uniform in ``[2, 1 + n_components // 2]``. Each pin is connected with probability
+    ``N0 .. N(m-1)``, ``m`` uniform in ``[2, max(2, 1 + n_components // 2)]``. Each pin is connected with probability
     ``p_connect``: a ground pin to ``GND`` with probability 0.8, a power pin to ``3V3`` with probability 0.6,
     otherwise to a uniformly drawn net.
 
     Args:
       seed: int ``>= 0``, seed of the NumPy generator.
       n_components: int ``>= 1``, the number of components (refdes ``X0, X1, ...``).
-      p_connect: float in ``[0, 1]``, the probability that a pin is connected (not checked).
+      p_connect: float in ``[0, 1]``, the probability that a pin is connected.
 
     Returns:
       The :class:`Schematic`.
 
     Raises:
       TypeError: ``seed`` or ``n_components`` is not an int.
-      ValueError: ``seed < 0`` or ``n_components < 1``.
+      ValueError: ``seed < 0``, ``n_components < 1`` or ``p_connect`` outside ``[0, 1]``.
     """
     check_int(seed, "seed", min_value=0)
     check_int(n_components, "n_components", min_value=1)
+    p_connect = float(check_in_range(p_connect, "p_connect", 0.0, 1.0))
     rng = np.random.default_rng(seed)
     parts = _parts_cached()
     names = sorted(p for p in parts if p != "mcu")
@@ -252,7 +253,7 @@ def random_schematic(seed: int, n_components: int = 8, *, p_connect: float = 0.8
     if n_components >= 6 and rng.random() < 0.3:
         chosen[0] = "mcu"
     comps = {f"X{i}": _place(f"X{i}", part, parts) for i, part in enumerate(chosen)}
-    n_nets = int(rng.integers(2, 2 + n_components // 2))
+    n_nets = int(rng.integers(2, max(3, 2 + n_components // 2)))  # 2 nets at least, also for 1 component
     nets: dict[str, set[PinRef]] = {n: set() for n in ["GND", "3V3", *(f"N{j}" for j in range(n_nets))]}
     pool = sorted(nets)
     for r, c in comps.items():

@@ -41,7 +41,7 @@ class PPOConfig(NamedTuple):
       gamma: discount ``gamma``.
       gae_lambda: GAE ``lambda``.
       clip_eps: clipping ``eps`` of the ratio ``rho``.
-      update_epochs: epochs over each rollout.
+      update_epochs: epochs over each rollout, ``>= 1``.
       num_minibatches: minibatches per epoch; must divide ``num_envs * num_steps``.
       num_envs: parallel (vmapped) environments, ``>= 1``.
       num_steps: rollout length per update, ``>= 1``.
@@ -108,6 +108,7 @@ def _check_cfg(cfg: PPOConfig) -> tuple[int, int, int]:
     n_steps = check_int(cfg.num_steps, "cfg.num_steps", min_value=1)
     n_mb = check_int(cfg.num_minibatches, "cfg.num_minibatches", min_value=1)
     check_int(cfg.num_updates, "cfg.num_updates", min_value=1)
+    check_int(cfg.update_epochs, "cfg.update_epochs", min_value=1)
     if (n_env * n_steps) % n_mb:
         raise ValueError(f"cfg.num_minibatches={n_mb} must divide num_envs * num_steps = {n_env * n_steps}")
     return n_env, n_steps, n_mb
@@ -135,7 +136,7 @@ def ppo_algorithm(env: SkillEnv, policy: eqx.Module, cfg: PPOConfig | None = Non
 
     Raises:
       ValueError: a non-positive ``cfg.lr``, ``cfg.num_envs``, ``cfg.num_steps``, ``cfg.num_minibatches`` or
-        ``cfg.num_updates``, or minibatches that do not divide ``num_envs * num_steps``.
+        ``cfg.num_updates`` or ``cfg.update_epochs``, or minibatches that do not divide ``num_envs * num_steps``.
       TypeError: one of those integer fields is not an int.
 
     Example:
@@ -257,7 +258,7 @@ def ppo_train(key: jax.Array, env: SkillEnv, policy: eqx.Module, cfg: PPOConfig 
 
     Raises:
       ValueError: a non-positive ``cfg.lr``, ``cfg.num_envs``, ``cfg.num_steps``, ``cfg.num_minibatches`` or
-        ``cfg.num_updates``, or minibatches that do not divide ``num_envs * num_steps``.
+        ``cfg.num_updates`` or ``cfg.update_epochs``, or minibatches that do not divide ``num_envs * num_steps``.
       TypeError: one of those integer fields is not an int.
     """
     cfg = PPOConfig() if cfg is None else cfg

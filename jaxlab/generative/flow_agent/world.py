@@ -363,7 +363,7 @@ class Tasks(NamedTuple):
     length: Array
 
 
-def training_tasks(key: Any, world: ToolWorld, n: int, *, K: int = K_DEFAULT, n_max: int = N_MAX,
+def training_tasks(key: Any, world: ToolWorld, n: int, *, K: int = K_DEFAULT, n_max: int | None = None,
                    p_drop: float = 0.1) -> Tasks:
     """Sample training tasks **[chosen]**: ``n`` pairs ``s != g`` with replacement, each tool dropped with
     probability ``p_drop`` (so that re-planning states are in the data), the reference plan over the *seen*
@@ -375,7 +375,7 @@ def training_tasks(key: Any, world: ToolWorld, n: int, *, K: int = K_DEFAULT, n_
       world: the :class:`ToolWorld`.
       n: int >= 1, the number of tasks drawn.
       K: int >= 1, the plan length.
-      n_max: int in ``[1, K]``, the longest reference plan kept.
+      n_max: int in ``[1, K]``, the longest reference plan kept; ``None`` means ``min(6, K)``.
       p_drop: float in [0, 1], the probability that a tool is unavailable.
 
     Returns:
@@ -387,7 +387,7 @@ def training_tasks(key: Any, world: ToolWorld, n: int, *, K: int = K_DEFAULT, n_
     """
     n = check_int(n, "n", min_value=1)
     K = check_int(K, "K", min_value=1)
-    n_max = check_int(n_max, "n_max", min_value=1, max_value=K)
+    n_max = min(N_MAX, K) if n_max is None else check_int(n_max, "n_max", min_value=1, max_value=K)
     p_drop = check_in_range(p_drop, "p_drop", 0.0, 1.0)
     ks, kg, kd = jax.random.split(key, 3)
     T = world.n_types

@@ -75,7 +75,7 @@ def surrogate_dim(name: str, K: int) -> int:
       The dimension d, a Python int.
 
     Raises:
-      TypeError: ``K`` is not an int.
+      TypeError: ``K`` is not an int, or a keyword the surrogate does not take.
       ValueError: ``K < 2`` or an unknown name.
     """
     K = _check_K(K)
@@ -84,6 +84,12 @@ def surrogate_dim(name: str, K: int) -> int:
     if name not in dims:
         raise ValueError(f"name must be one of {', '.join(SURROGATES)}, got {name!r}")
     return dims[name]
+
+
+_KEYWORDS = {  # the keywords each surrogate reads (anything else is a typo)
+    "ce": set(), "ova": {"tau"}, "cs": {"tau"}, "hinge2": {"tau"}, "bep": {"code", "tau"},
+    "ref2d": {"mu", "tau", "allow_invalid"}, "cwr2d": {"a", "theta"},
+}
 
 
 @cites(RAMASWAMY, CWR2026)
@@ -110,7 +116,7 @@ def surrogate(name: str, K: int, c: float, **kw: Any) -> Surrogate:
       TypeError: ``K`` is not an int.
       ValueError: unknown name, K or c outside the surrogate's range, an invalid ``code`` (bep), or the fan
         condition failing for ``ref2d`` (without ``allow_invalid``). The link parameters (``tau``, ``theta``) and
-        ``a``/``mu`` are checked when ``link``/``loss`` is called; unknown keywords are ignored.
+        ``a``/``mu`` are checked when ``link``/``loss`` is called.
 
     Example:
       >>> import jax.numpy as jnp
@@ -122,6 +128,10 @@ def surrogate(name: str, K: int, c: float, **kw: Any) -> Surrogate:
       [2, -1]
     """
     d = surrogate_dim(name, K)
+    unknown = sorted(set(kw) - _KEYWORDS[name])
+    if unknown:
+        takes = ", ".join(sorted(_KEYWORDS[name])) or "no keywords"
+        raise TypeError(f"surrogate {name!r} takes {takes}; got unexpected keyword(s) {', '.join(unknown)}")
     c = float(c)
     if name == "ce":
         c = _check_cost(c, "ce", lo=0.0, hi=1.0, hi_open=True)
