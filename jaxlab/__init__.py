@@ -2,9 +2,15 @@
 
 Areas live in subpackages (``jaxlab.kernels``, ``jaxlab.sampling``, ...) and are imported on demand, so
 ``import jaxlab`` stays light. ``jaxlab.cite(name)`` returns the BibTeX behind any function.
+
+Importing jaxlab sets the LAPACK that JAX's CPU backend calls to one thread (it contends with XLA's own
+threads otherwise); see :mod:`jaxlab.core.threads` to change that.
 """
 
+from jaxlab.core import threads as _threads
 from jaxlab.core.citations import cite
+
+_threads._apply_default()
 
 __version__ = "0.1.0"
 

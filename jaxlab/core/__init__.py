@@ -8,6 +8,7 @@ from jaxlab.core.deprecation import renamed_kwargs
 from jaxlab.core.loop import RunTrace, progress_meter, run
 from jaxlab.core.sharding import batch_mesh, batch_sharding, shard_batch, sharded_vmap
 from jaxlab.core.sorting import sort_floats
+from jaxlab.core.threads import lapack_threads, set_lapack_threads
 from jaxlab.core.train import TrainInfo, TrainState, make_train_step, train_init, trainer
 from jaxlab.core.validation import (
     as_array,
@@ -51,12 +52,14 @@ __all__ = [
     "cites",
     "claim",
     "error_if",
+    "lapack_threads",
     "make_train_step",
     "progress_meter",
     "register_algorithm",
     "register_paper",
     "renamed_kwargs",
     "run",
+    "set_lapack_threads",
     "shard_batch",
     "sharded_vmap",
     "sort_floats",

@@ -7,16 +7,20 @@ Timings are medians of repeats after a warm-up call (which is timed separately a
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import statistics
+import subprocess
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import jax
 import numpy as np
 
-__all__ = ["calibration_gflops", "emit", "time_fn", "time_interleaved"]
+__all__ = ["busy_cores", "calibration_gflops", "emit", "time_fn", "time_interleaved"]
 
 
 def _block(x: Any) -> Any:
@@ -63,6 +67,25 @@ def time_interleaved(calls: dict[str, tuple[Callable[..., Any], tuple]], repeats
                 between(name)
     return {k: {"first_s": v["first_s"], "median_s": statistics.median(v["times"]), "min_s": min(v["times"])}
             for k, v in out.items()}
+
+
+@contextlib.contextmanager
+def busy_cores(n: int | None = None) -> Iterator[None]:
+    """Keep ``n`` other processes (default: one per core) spinning while the block runs: the "every core busy
+    with another process" condition, e.g. a second seed running next to the benchmark.
+
+    Args:
+      n: int >= 1, the number of spinning processes; ``None`` means ``os.cpu_count()``.
+    """
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n or os.cpu_count() or 1)]
+    time.sleep(0.5)  # let them reach full speed
+    try:
+        yield
+    finally:
+        for p in procs:
+            p.kill()
+        for p in procs:
+            p.wait()
 
 
 def calibration_gflops(n: int = 1024, repeats: int = 5) -> float:
