@@ -51,7 +51,15 @@ from jaxlab.core.sharding import sharded_vmap
 from jaxlab.core.types import Array, Float, Key
 from jaxlab.core.validation import as_array, check_int, check_positive, is_concrete
 from jaxlab.scaling.conditioning import _float32_warning, jacobian
-from jaxlab.scaling.laws import ChinchillaParams, Covariates, _check_X, chinchilla_log_loss, covariates, resolve_law
+from jaxlab.scaling.laws import (
+    VALUE_AND_JACOBIAN,
+    ChinchillaParams,
+    Covariates,
+    _check_X,
+    chinchilla_log_loss,
+    covariates,
+    resolve_law,
+)
 from jaxlab.scaling.papers import BESIROGLU, HOFFMANN
 
 __all__ = [
@@ -497,8 +505,13 @@ def _lm_value(fn, theta, X, log_L, huber_delta):
 
 
 def _residuals_and_jacobian(fn, flat, unravel, X, log_L):
-    """``r(theta)`` and ``J = dr/dtheta`` from one forward-mode pass: the primal of the ``p`` Jacobian-vector
-    products is shared, so the law's transcendental functions are evaluated once (they dominate a step)."""
+    """``r(theta)`` and ``J = dr/dtheta``: in closed form where the law has one (:data:`VALUE_AND_JACOBIAN`),
+    else from one forward-mode pass whose ``p`` Jacobian-vector products share the primal, so the law's
+    transcendental functions are evaluated once (they dominate a step)."""
+    closed = VALUE_AND_JACOBIAN.get(fn)
+    if closed is not None and jnp.ndim(X.log_N) == 1:
+        ln_hat, J = closed(unravel(flat), X)
+        return ln_hat - log_L.reshape(-1), J
     f = lambda v: fn(unravel(v), X).reshape(-1)  # noqa: E731
     basis = jnp.eye(flat.shape[0], dtype=flat.dtype)
     ln_hat, JT = jax.vmap(lambda t: jax.jvp(f, (flat,), (t,)), out_axes=(None, 0))(basis)
