@@ -39,6 +39,8 @@ from typing import Any
 import jax
 import numpy as np
 
+from jaxlab.core.validation import check_int
+
 __all__ = ["gather", "initialize", "is_main_process"]
 
 # name of the argument -> environment variables read (first set wins) when the argument is omitted
@@ -60,6 +62,7 @@ def _from_env(name: str) -> str | None:
 
 
 def _as_count(value: Any, name: str, minimum: int) -> int | None:
+    """An optional count, given as an int or (from the environment) as a decimal string."""
     if value is None:
         return None
     if isinstance(value, str):
@@ -67,11 +70,7 @@ def _as_count(value: Any, name: str, minimum: int) -> int | None:
             value = int(value)
         except ValueError:
             raise ValueError(f"{name} must be an integer, got {value!r}") from None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
+    return check_int(value, name, min_value=minimum)
 
 
 def initialize(
@@ -117,19 +116,11 @@ def initialize(
       JAX_NUM_PROCESSES=2 JAX_PROCESS_ID=0 python run.py`` and the same with ``JAX_PROCESS_ID=1`` (it cannot
       run inside an interpreter that has already computed, such as this documentation's example runner).
     """
-    from jax._src import distributed as _dist  # the global client state (no public accessor in jax)
-    from jax._src import xla_bridge
-
     if cpu_collectives not in ("gloo", "mpi"):
         raise ValueError(f"cpu_collectives must be 'gloo' or 'mpi', got {cpu_collectives!r}")
-    if _dist.global_state.client is not None:
+    if jax.distributed.is_initialized():
         raise RuntimeError("jaxlab.core.distributed.initialize was called twice: the distributed system is "
                            "already initialised in this process")
-    if xla_bridge.backends_are_initialized():
-        raise RuntimeError(
-            "initialize() must run before any JAX computation (and before jax.devices()): a JAX backend is "
-            "already initialised in this process. Call it at the top of the program, right after the imports."
-        )
     coordinator_address = coordinator_address or _from_env("coordinator_address")
     num_processes = _as_count(
         num_processes if num_processes is not None else _from_env("num_processes"), "num_processes", 1)
@@ -141,6 +132,13 @@ def initialize(
         jax.distributed.initialize(coordinator_address, num_processes, process_id,
                                    local_device_ids=local_device_ids,
                                    initialization_timeout=initialization_timeout)
+    except RuntimeError as exc:
+        if "before any JAX" not in str(exc):
+            raise
+        raise RuntimeError(
+            "initialize() must run before any JAX computation (and before jax.devices()): a JAX backend is "
+            "already initialised in this process. Call it at the top of the program, right after the imports."
+        ) from None
     except ValueError as exc:
         if "coordinator_address" in str(exc) or "Number of processes" in str(exc) or "process id" in str(exc):
             raise ValueError(

@@ -8,7 +8,8 @@ across a batch (``vmap``) and between operations, so one LAPACK thread is also a
 machine is quiet, for the problem sizes jaxlab works with.
 
 ``import jaxlab`` therefore sets SciPy's OpenBLAS to **one thread** (only the copy that SciPy ships and JAX
-calls; NumPy's own BLAS, used by ``numpy.matmul`` and ``numpy.linalg``, is not touched). Change it with
+calls; NumPy's own BLAS, used by ``numpy.matmul`` and ``numpy.linalg``, is not touched, except where SciPy and
+NumPy share one system BLAS, as in conda environments, where the one setting serves both). Change it with
 :func:`set_lapack_threads`, or before importing jaxlab with the environment variable ``JAXLAB_LAPACK_THREADS``:
 a positive integer, or ``off`` to leave the library's default alone.
 """
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 import os
 from typing import Any
+
+from jaxlab.core.validation import check_int
 
 __all__ = ["lapack_threads", "set_lapack_threads"]
 
@@ -72,10 +75,7 @@ def set_lapack_threads(n: int) -> int | None:
       >>> previous = set_lapack_threads(2)
       >>> _ = set_lapack_threads(previous or 1)  # back to what it was
     """
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"n must be an int, got {type(n).__name__}")
-    if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
+    n = check_int(n, "n", min_value=1)
     ctl = _controllers()
     if not ctl:
         return None

@@ -96,7 +96,7 @@ def test_initialize_rejects_bad_arguments_before_touching_jax():
 _BAD = [
     ({"num_processes": 0, "process_id": 0}, "ValueError", "num_processes must be >= 1"),
     ({"num_processes": 2, "process_id": 2}, "ValueError", r"process_id must be in \[0, num_processes\)"),
-    ({"num_processes": 2.0, "process_id": 0}, "TypeError", "num_processes must be an int"),
+    ({"num_processes": 2.0, "process_id": 0}, "TypeError", "num_processes must be a Python int"),
     ({"num_processes": "two", "process_id": 0}, "ValueError", "num_processes must be an integer"),
 ]
 

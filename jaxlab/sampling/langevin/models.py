@@ -24,8 +24,8 @@ import jax.numpy as jnp
 from jaxtyping import Array, Float
 
 from jaxlab.core.citations import cites
-from jaxlab.core.validation import as_array, check_int, check_positive, check_psd, is_concrete
-from jaxlab.sampling.langevin.gaussian import spd_inverse
+from jaxlab.core.validation import as_array, check_int, check_positive, check_psd
+from jaxlab.sampling.langevin.gaussian import _check_each_psd, spd_inverse
 from jaxlab.sampling.langevin.papers import TOURON
 
 __all__ = [
@@ -211,9 +211,7 @@ def _check_gmm(gmm: GMMPrior) -> GMMPrior:
     means = as_array(gmm.means, "means", ndim=2, shape=(K, None))
     d = means.shape[1]
     covs = as_array(gmm.covs, "covs", shape=(K, d, d))
-    checked = [check_psd(covs[k], f"covs[{k}]", strict=True) for k in range(K)]
-    # concrete covariances were checked eagerly above; traced ones keep their run-time checks by restacking
-    return GMMPrior(w, means, covs if is_concrete(covs) else jnp.stack(checked))
+    return GMMPrior(w, means, _check_each_psd(covs, "covs"))  # each covs[k] PSD, eagerly and under jit
 
 
 @cites(TOURON)
