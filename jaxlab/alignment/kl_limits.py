@@ -406,7 +406,7 @@ def _bisect_log_beta(log_pi0, r, eps, lo, hi, iters):
         return jnp.where(too_small_beta, mid, a), jnp.where(too_small_beta, b, mid)
 
     a, b = jax.lax.fori_loop(0, iters, body, (jnp.log(lo), jnp.log(hi)))
-    return jnp.exp(0.5 * (a + b))
+    return jnp.exp(0.5 * (a + b)).astype(r.dtype)  # the Python bracket is weakly typed: r's dtype
 
 
 @cites(MONTEIRO_PAES)

@@ -74,7 +74,8 @@ def as_array(
       name: argument name used in error messages.
       ndim: required rank, or a collection of allowed ranks.
       shape: required shape; ``None`` entries are wildcards.
-      kind: ``"float"`` (real floating; Python floats and ints are promoted to the default float dtype),
+      kind: ``"float"`` (real floating; Python literals are promoted to the default float dtype, a Python number
+        weakly typed as in ``jnp``, so that it takes the dtype of the arrays it meets),
         ``"int"``, ``"bool"``, ``"complex"`` (complex or real floating), ``"number"`` or ``"any"``.
       finite: also require every entry to be finite (eagerly, and under ``jit`` through :func:`error_if`).
 
@@ -90,7 +91,11 @@ def as_array(
         arr_np = given = np.asarray(x)
         if arr_np.dtype == object:
             raise TypeError(f"{name} must be numeric, got {_describe(x)}")
-        if kind == "float" and not isinstance(x, np.ndarray) and arr_np.dtype.kind in "biu":
+        if kind == "float" and isinstance(x, (int, float)) and not isinstance(x, bool):
+            # a Python number stays weakly typed (as in jnp): it takes the dtype of the arrays it meets, so a
+            # float32 input is not promoted to float64 by a scalar parameter under x64
+            arr = jnp.asarray(float(x))
+        elif kind == "float" and not isinstance(x, np.ndarray) and arr_np.dtype.kind in "biu":
             # Python literals such as 1 or [0, 1] mean real numbers here.
             arr = jnp.asarray(arr_np, dtype=jnp.result_type(float))
         else:

@@ -99,5 +99,5 @@ def gradient_conflict(model: eqx.Module, X: Float[Array, "n T C"], Y: Float[Arra
 
     total, groups = per_batch(Xb, Yb)
     names = [jax.tree_util.keystr(p) for p, _ in jax.tree_util.tree_leaves_with_path(params)]
-    return {"cos": total, "cos_mean": jnp.mean(total), "frac_negative": jnp.mean(total < 0),
+    return {"cos": total, "cos_mean": jnp.mean(total), "frac_negative": jnp.mean(total < 0, dtype=total.dtype),
             "per_group": {n: jnp.mean(groups[:, i]) for i, n in enumerate(names)}}

@@ -238,9 +238,10 @@ def _as_schedule(learning_rate, name: str, last_step: int = 0) -> Callable[[Arra
 def spherical_sgd_algorithm(cfg: MSIMConfig, learning_rate: Callable[[Array], Array] | float) -> Algorithm:
     """Spherical SGD of the two-layer student on a given stream of samples, as a :class:`~jaxlab.core.Algorithm`.
 
-    ``init(key)`` is :func:`sgd_init`; ``step(key, state, (x, y)) -> (state, SphericalSGDInfo)`` is one
-    :func:`spherical_step` on the sample ``(x, y)`` with ``η_t = learning_rate(state.step)`` (``key`` is
-    ignored). Drive it over a data set with ``jaxlab.core.run(algo.step, state, None, xs=(X, Y))``.
+    ``init(key, dtype=None)`` is :func:`sgd_init` (cast to ``dtype`` when given); ``step(key, state, (x, y)) ->
+    (state, SphericalSGDInfo)`` is one :func:`spherical_step` on the sample ``(x, y)`` with ``η_t =
+    learning_rate(state.step)``, in the state's dtype (``key`` is ignored). Drive it over a data set with
+    ``jaxlab.core.run(algo.step, state, None, xs=(X, Y))``.
     Reconstructed (the paper's text was not available): the joint spherical SGD and its two-phase schedule follow
     the online SGD analysis of Ben Arous, Gheissari and Jagannath (arXiv:2003.10409), applied to the
     reconstructed two-layer model.
@@ -270,13 +271,14 @@ def spherical_sgd_algorithm(cfg: MSIMConfig, learning_rate: Callable[[Array], Ar
     _check_k2(cfg)
     sched = _as_schedule(learning_rate, "learning_rate")
 
-    def init(key) -> SphericalSGDState:
-        return sgd_init(key, cfg.d)
+    def init(key, dtype=None) -> SphericalSGDState:
+        state = sgd_init(key, cfg.d)
+        return state if dtype is None else SphericalSGDState(state.u.astype(dtype), state.step)
 
     def step(key, state: SphericalSGDState, sample) -> tuple[SphericalSGDState, SphericalSGDInfo]:
         del key
         x, y = sample
-        x = as_array(x, "x", ndim=1, shape=(cfg.d**2,))
+        x = as_array(x, "x", ndim=1, shape=(cfg.d**2,)).astype(state.u.dtype)  # the step keeps the state's dtype
         return _step(state, x, jnp.asarray(y, x.dtype), jnp.asarray(sched(state.step), x.dtype), cfg)
 
     return Algorithm(init, step)

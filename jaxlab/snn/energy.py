@@ -197,7 +197,7 @@ def energy_pj(
     terms = [("first_layer_flops", first_layer_flops, e_mac), ("sops", sops, e_ac)]
     if neuron_updates is not None:
         terms.append(("neuron_updates", neuron_updates, e_ac))
-    total = jnp.zeros(())
+    total = 0.0  # weakly typed: the counts' float dtype (a default-dtype zero promoted float32 counts)
     for name, count, e in terms:
         count = as_array(count, name, kind="number", finite=True)
         try:

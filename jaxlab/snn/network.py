@@ -314,7 +314,7 @@ def _train_algorithm(static: Any, optimizer: optax.GradientTransformation, label
         bn, logits, trace = info.aux
         metrics = DSNTrainInfo(
             info.loss,
-            jnp.mean(jnp.argmax(logits, -1) == y),
+            jnp.mean(jnp.argmax(logits, -1) == y, dtype=logits.dtype),  # a bool mean is float32
             jnp.mean(1.0 - trace.d1),
             jnp.mean(1.0 - trace.d2),
         )

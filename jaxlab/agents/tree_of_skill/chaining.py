@@ -74,7 +74,8 @@ def rollout_skill(env: BTEnv, act: Callable, done: Callable, horizon: int, key, 
         else:
             u = act(ob, goal, mask)
         ob2, st2, _, env_done, _ = env.step(k, st, u)
-        keep = lambda old, new: jnp.where(fin, old, new)  # noqa: E731
+        # the carry keeps its dtype whatever the user's act/step return (a float64 action on a float32 state)
+        keep = lambda old, new: jnp.where(fin, old, new).astype(jnp.result_type(old))  # noqa: E731
         st = jax.tree_util.tree_map(keep, st, st2)
         ob = keep(ob, ob2)
         return (st, ob, fin | env_done | done(st)), None

@@ -152,12 +152,12 @@ def guiding_algorithm(env: BTEnv, skill_k: Skill, skill_next: Skill, guide: Guid
         ts, b = state
         ts, info = train_step(ts, jax.random.split(key, batch), b)
         ret, ok_k, ok_n = info.aux
-        b = cfg.baseline_decay * b + (1 - cfg.baseline_decay) * ret.mean()
+        b = (cfg.baseline_decay * b + (1 - cfg.baseline_decay) * ret.mean()).astype(b.dtype)
         return GuideState(ts, b), GuideMetrics(ret.mean(), ok_k.mean(), ok_n.mean())
 
     def init(guide: GuidingNet) -> GuideState:
         p, _ = eqx.partition(guide, eqx.is_inexact_array)
-        return GuideState(train_init(p, opt), jnp.zeros((), m_k.dtype))
+        return GuideState(train_init(p, opt), jnp.zeros((), jnp.result_type(*jax.tree_util.tree_leaves(p))))
 
     return Algorithm(init, step)
 

@@ -98,6 +98,8 @@ def masked_goal(goal: Any, spec: GoalSpec, use_goal: Any) -> tuple[jax.Array, ja
     check_shape(use, "use_goal", ())
     use = value_check(use, lambda u: (u != 0) & (u != 1), "use_goal must be 0/1 (or a bool)")
     m = space * use.astype(space.dtype)
+    if jnp.issubdtype(goal.dtype, jnp.floating):
+        m = m.astype(goal.dtype)  # the goal's precision (space_mask is in the default float type)
     return jnp.where(m > 0, goal, 0.0).astype(goal.dtype), m
 
 

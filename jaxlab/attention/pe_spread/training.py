@@ -299,8 +299,9 @@ def pe_classifier_algorithm(model: PEClassifier, optimizer: optax.GradientTransf
         m = eqx.combine(params, static)
         logits = _logits(m, tokens, mask)
         ce = jnp.mean(optax.softmax_cross_entropy_with_integer_labels(logits, labels))
-        pen = spread_penalty(m.pe, lam) if (m.pe is not None and m.pe_trainable) else jnp.zeros(())
-        acc = jnp.mean(jnp.argmax(logits, axis=-1) == labels)
+        pen = (spread_penalty(m.pe, lam) if (m.pe is not None and m.pe_trainable)
+               else jnp.zeros((), logits.dtype))
+        acc = jnp.mean(jnp.argmax(logits, axis=-1) == labels, dtype=logits.dtype)  # bool means are float32
         return ce + pen, PEClassifierMetrics(ce, pen, acc)
 
     base = trainer(loss_fn, optimizer, has_aux=True)

@@ -91,7 +91,7 @@ def _mask(mask: Any, n: int) -> Array:
     m = as_array(mask, "mask", kind="number", ndim=1, shape=(n,))
     m = _check_values(m, "mask", (0, 1))
     m = value_check(m, lambda a: ~jnp.any(a != 0), "mask must select at least one item, got all zeros")
-    return m.astype(jnp.result_type(float))
+    return m.astype(m.dtype if jnp.issubdtype(m.dtype, jnp.floating) else jnp.result_type(float))  # a float mask's
 
 
 def _per_judge(fn: Callable[[Array], dict[str, Array]], arr: Array) -> dict[str, Array]:

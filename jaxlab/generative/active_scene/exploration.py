@@ -273,7 +273,8 @@ def _explore_step(key, state, scene, candidates, cfg, policy, gen):
         idx = branches[POLICIES.index(policy)]()
     else:
         idx = jax.lax.switch(policy, [lambda b=b: jnp.asarray(b(), jnp.int32) for b in branches])
-    info = ExploreInfo(state.pose, mode, est, coverage(memory, scene, cfg), jnp.mean(obs.routed_mask), idx)
+    info = ExploreInfo(state.pose, mode, est, coverage(memory, scene, cfg),
+                       jnp.mean(obs.routed_mask, dtype=est.dtype), idx)
     new = ExploreState(memory, candidates[idx].astype(state.pose.dtype), mode, jnp.stack([est, run_max]),
                        state.step + 1)
     return new, info

@@ -58,12 +58,12 @@ def coverage(memory: SceneMemory, scene: Scene, cfg: ActiveConfig | None = None)
         ``ActiveConfig()``.
 
     Returns:
-      Float scalar in [0, 1].
+      Float scalar in [0, 1] (``memory.weight``'s dtype).
     """
     cfg = cfg or ActiveConfig()
     surf = surface_mask(scene.occ)
     good = surf & _confident_occupied(memory, cfg)
-    return jnp.sum(good) / jnp.maximum(jnp.sum(surf), 1)
+    return (jnp.sum(good) / jnp.maximum(jnp.sum(surf), 1)).astype(memory.weight.dtype)
 
 
 @cites(ACTPANO)

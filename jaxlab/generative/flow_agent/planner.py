@@ -77,7 +77,7 @@ __all__ = [
 
 
 def _time_embedding(t: Array, dim: int = 16) -> Array:
-    freqs = jnp.exp(jnp.linspace(0.0, jnp.log(100.0), dim // 2))
+    freqs = jnp.exp(jnp.linspace(0.0, jnp.log(100.0), dim // 2, dtype=t.dtype))  # t's dtype, not the default
     return jnp.concatenate([jnp.sin(t * freqs), jnp.cos(t * freqs)])
 
 
@@ -323,6 +323,8 @@ def train_flowagent(key: Any, world: ToolWorld, *, num_steps: int = 3000, batch_
     conds = jax.vmap(lambda s, g, a: task_condition(world, s, g, a))(tasks.s, tasks.g, tasks.avail)
     cls, default_width = _ARCHS[arch]
     model = cls(K * densify, world.dim, default_width if width is None else width, key=km)
+    # the world's precision (the net is initialised in the default float type; float64 worlds are unchanged)
+    model = jax.tree_util.tree_map(lambda a: a.astype(world.emb.dtype) if eqx.is_inexact_array(a) else a, model)
 
     def sample(k):
         ki, kn = jax.random.split(k)

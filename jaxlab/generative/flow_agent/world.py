@@ -17,6 +17,7 @@ shortest plans in JAX, and the plan <-> trajectory encoding and decoding. Re-exp
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import jax
@@ -341,7 +342,8 @@ def task_condition(world: ToolWorld, s: Any, g: Any, avail: Bool[Array, " M"]) -
     """
     s, g = _check_type(world, s, "s"), _check_type(world, g, "g")
     avail = _check_avail(world, avail)
-    summary = jnp.sum(jnp.where(avail[:, None], 0.0, world.emb), axis=0) / np.sqrt(world.n_tools)
+    # a Python float (weakly typed) keeps emb's dtype: numpy's float64 sqrt promoted float32 worlds
+    summary = jnp.sum(jnp.where(avail[:, None], 0.0, world.emb), axis=0) / math.sqrt(world.n_tools)
     return jnp.concatenate([world.P_in[s], world.P_out[g], summary])
 
 

@@ -237,7 +237,7 @@ def make_probes(model: rf.TinyMMDiT, cond_tokens, word_positions, ref_tokens, re
     ref = _check_ref(model, ref_tokens)
     text = model.tok_emb[cond_tokens] + model.pos_txt
     rs = model.ref_token_states(ref)
-    w = jnp.ones(model.n_img) if ref_mask is None else jnp.asarray(ref_mask, rs.dtype)
+    w = jnp.ones(model.n_img, rs.dtype) if ref_mask is None else jnp.asarray(ref_mask, rs.dtype)
     if w.shape != (model.n_img,):
         raise ValueError(f"ref_mask must have shape ({model.n_img},), got {w.shape}")
     vis = jnp.sum(rs * w[:, None], axis=0) / jnp.maximum(jnp.sum(w), 1e-8)

@@ -433,7 +433,8 @@ def _tune_core(W, m, M, eps, hs, eps_path, eps_disc, *, d, iterations):
         _, disc, _ = _terms(W, m, M, h, k, d, eps)
         return jnp.where(disc > eps_disc, eta * 0.999 * eps_disc / disc, eta)
 
-    eta = jax.lax.fori_loop(0, iterations if hs is None else 0, refine, jnp.asarray(eps_disc, dtype=W.dtype))
+    eta = jax.lax.fori_loop(0, iterations if hs is None else 0, refine,
+                            jnp.asarray(eps_disc, dtype=jnp.result_type(W, m, M, eps)))
     h, k = rules(eta)
     path, disc, score = _terms(W, m, M, h, k, d, eps)
     return h, k, path + disc + score, score

@@ -363,6 +363,7 @@ def simulate(
             st.queues[int(st.next[r])].append(r)
         run = _async_separate if separate else _async_shared
         makespan = run(st, n_tokens, thr, tau, cap)
+    makespan = float(makespan)  # host floats, as documented (not numpy float64 scalars)
     return SimResult(st.tokens / makespan, makespan, tuple(np.asarray(b, dtype=np.int64) for b in st.batches),
                      np.array([len(b) for b in st.batches]), st.tokens, st.processed.copy())
 
