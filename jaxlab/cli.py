@@ -3,8 +3,9 @@
 ``jaxlab list`` prints the areas with their claims; ``jaxlab list --algorithms`` the registered iterative
 methods (:func:`jaxlab.core.algorithms`).
 
-``jaxlab verify [AREA ...] [--quick] [--json PATH]`` runs the registered claims of the areas (all when none
-is named) in float64 and exits 1 if any fails; its progress goes to stderr, as a redrawn bar on a terminal
+``jaxlab verify [AREA ...] [--quick] [--json PATH] [--dtype float32]`` runs the registered claims of the areas
+(all when none is named) in float64, or in float32 with each claim's float32 tolerance (claims that need float64
+are skipped with their reason), and exits 1 if any fails; its progress goes to stderr, as a redrawn bar on a terminal
 and as one line per claim otherwise (logs, pipes, CI). ``jaxlab bench [AREA ...]`` runs ``bench/<area>.py``
 from a source checkout and stores its JSON lines in ``bench/results/<area>.json`` (``jaxlab bench --help``
 lists them). ``jaxlab cite NAME`` prints the BibTeX of a paper key, a BibTeX key, an area, a function or a
@@ -23,11 +24,11 @@ import time
 from pathlib import Path
 
 
-def _enable_x64() -> None:
-    os.environ["JAX_ENABLE_X64"] = "1"
+def _enable_x64(on: bool = True) -> None:
+    os.environ["JAX_ENABLE_X64"] = "1" if on else "0"
     import jax
 
-    jax.config.update("jax_enable_x64", True)
+    jax.config.update("jax_enable_x64", on)
 
 
 def _version() -> str:
@@ -40,6 +41,10 @@ def _version() -> str:
         import jaxlab
 
         return getattr(jaxlab, "__version__", "unknown")
+
+
+def _verdict(o) -> str:
+    return "SKIP" if o.skipped is not None else "PASS" if o.passed else "FAIL"
 
 
 def _fmt(v) -> str:
@@ -95,7 +100,7 @@ def _list_algorithms() -> int:
 
 
 def cmd_verify(args) -> int:
-    _enable_x64()
+    _enable_x64(args.dtype == "float64")
     from jaxlab.core.loop import is_terminal  # the progress meter's terminal test, shared
     from jaxlab.core.verification import discover_areas, load_area, run_claims
 
@@ -119,28 +124,37 @@ def cmd_verify(args) -> int:
     def progress(o) -> None:
         counter["i"] += 1
         i = counter["i"]
-        verdict = "PASS" if o.passed else "FAIL"
+        verdict = _verdict(o)
         if not tty:  # a log or a pipe: one plain line per claim, no carriage returns or escape codes
             print(f"[{i}/{total}] {o.area}:{o.claim} {verdict} ({o.seconds:.1f}s)", file=sys.stderr, flush=True)
             return
         bar = "#" * int(24 * i / total)
         print(f"\r[{bar:<24}] {i}/{total} {o.area}:{o.claim} {verdict} ({o.seconds:.1f}s)\033[K",
-              end="\n" if (i == total or not o.passed) else "", file=sys.stderr, flush=True)
+              end="\n" if (i == total or _verdict(o) == "FAIL") else "", file=sys.stderr, flush=True)
 
     outcomes = run_claims(claims, on_done=progress)
     wa = max(4, *(len(o.area) for o in outcomes))
     wc = max(5, *(len(o.claim) for o in outcomes))
     header = f"{'area':<{wa}}  {'claim':<{wc}}  {'measured':>11}  {'expected':>12}  {'tolerance':>10}  result  seconds"
+    print(f"claims in {args.dtype}")
     print(header)
     print("-" * len(header))
     for o in outcomes:
         print(f"{o.area:<{wa}}  {o.claim:<{wc}}  {_fmt(o.measured):>11}  {_fmt(o.expected):>12}  "
-              f"{_fmt(o.tolerance):>10}  {'PASS' if o.passed else 'FAIL':<6}  {o.seconds:7.2f}")
-    n_fail = sum(not o.passed for o in outcomes)
+              f"{_fmt(o.tolerance):>10}  {_verdict(o):<6}  {o.seconds:7.2f}")
+    n_pass = sum(o.passed for o in outcomes)
+    n_skip = sum(o.skipped is not None for o in outcomes)
+    n_fail = len(outcomes) - n_pass - n_skip
+    if n_skip:
+        print(f"\nskipped in {args.dtype} (the claim needs float64):")
+        for o in outcomes:
+            if o.skipped is not None:
+                print(f"  {o.area}:{o.claim}: {o.skipped}")
     for o in outcomes:
         if o.error:
             print(f"\n{o.area}:{o.claim} raised:\n{o.error}", file=sys.stderr)
-    print(f"\n{len(outcomes) - n_fail} passed, {n_fail} failed in {time.perf_counter() - t_start:.1f} s")
+    print(f"\n{n_pass} passed, {n_fail} failed, {n_skip} skipped in {time.perf_counter() - t_start:.1f} s "
+          f"({args.dtype})")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps([o.as_dict() for o in outcomes], indent=2))
@@ -218,10 +232,13 @@ def build_parser() -> argparse.ArgumentParser:
     ls.add_argument("--algorithms", action="store_true",
                     help="list the registered iterative methods (Algorithm factories) instead")
     ls.set_defaults(fn=cmd_list)
-    v = sub.add_parser("verify", help="run the registered claims (float64) and print a table")
+    v = sub.add_parser("verify", help="run the registered claims (float64, or --dtype float32) and print a table")
     v.add_argument("areas", nargs="*", help="areas to verify (default: all)")
     v.add_argument("--quick", action="store_true", help="only the quick subset")
     v.add_argument("--json", metavar="PATH", help="also write the outcomes as JSON")
+    v.add_argument("--dtype", choices=("float64", "float32"), default="float64",
+                   help="precision the claims run in (default float64); in float32 each claim uses its float32 "
+                        "tolerance, and claims that need float64 are skipped with their reason")
     v.set_defaults(fn=cmd_verify)
     b = sub.add_parser("bench", help="run bench/<area>.py from a source checkout", epilog=_bench_epilog(),
                        formatter_class=argparse.RawDescriptionHelpFormatter)

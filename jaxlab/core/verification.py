@@ -11,7 +11,11 @@ closed form) predicts, returning a :class:`ClaimResult`. Register it with::
 Claims of an area live in the area's package, ``jaxlab/[<parent>/]<area>/claims.py``: the directory name is the
 area's name, which is how ``jaxlab verify AREA`` finds them without importing any other area (and so none of
 their heavy dependencies). ``jaxlab verify``
-enables float64 before importing anything, so claims are checked in double precision.
+enables float64 before importing anything, so claims are checked in double precision;
+``jaxlab verify --dtype float32`` leaves it off, so the same claims run in single precision, JAX's default. A claim
+whose figure needs a different tolerance (or bound) in float32 says so with :func:`by_precision`, and one that
+cannot hold in float32 at all says why with ``@claim(needs_float64="...")``: it is then reported as skipped, with
+its reason, and never run with a loosened tolerance.
 """
 
 from __future__ import annotations
@@ -29,13 +33,47 @@ __all__ = [
     "Claim",
     "ClaimResult",
     "Outcome",
+    "by_precision",
     "claim",
     "discover_areas",
     "import_areas",
     "load_area",
+    "precision",
     "registered",
     "run_claims",
 ]
+
+
+def precision() -> str:
+    """The precision claims run in: ``"float64"`` when JAX's x64 mode is on (``jaxlab verify``), else ``"float32"``.
+
+    Returns:
+      ``"float64"`` or ``"float32"``.
+    """
+    import jax
+
+    return "float64" if jax.config.read("jax_enable_x64") else "float32"
+
+
+def by_precision(float64: Any, float32: Any) -> Any:
+    """A claim's tolerance (or bound, or problem size) for each precision: ``float64`` under x64, else ``float32``.
+
+    A claim states its float32 value next to its float64 one, each from the error that precision is expected
+    to leave (for instance a few ulps of the figure times the condition number it goes through), so that a
+    float32 run checks the claim at its own tolerance instead of a silently loosened float64 one.
+
+    Example:
+      >>> from jaxlab.core.verification import by_precision
+      >>> atol = by_precision(1e-12, 1e-5)  # 1e-12 under jaxlab verify, 1e-5 under --dtype float32
+
+    Args:
+      float64: the value used when the claims run in float64.
+      float32: the value used when they run in float32.
+
+    Returns:
+      ``float64`` or ``float32``, following :func:`precision`.
+    """
+    return float64 if precision() == "float64" else float32
 
 
 @dataclass(frozen=True)
@@ -118,11 +156,16 @@ class Claim:
     quick: bool
     fn: Callable[[], ClaimResult]
     doc: str = ""
+    needs_float64: str | None = None
 
 
 @dataclass
 class Outcome:
-    """A claim's result as ``jaxlab verify`` reports it."""
+    """A claim's result as ``jaxlab verify`` reports it.
+
+    ``dtype`` is the precision it ran in; ``skipped`` holds the reason a float32 run left it out (its
+    ``needs_float64``), in which case ``passed`` is ``False`` but the claim counts as skipped, not failed.
+    """
 
     area: str
     claim: str
@@ -134,6 +177,8 @@ class Outcome:
     seconds: float
     details: str = ""
     error: str | None = field(default=None)
+    dtype: str = "float64"
+    skipped: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -142,7 +187,7 @@ class Outcome:
 _REGISTRY: dict[tuple[str, str], Claim] = {}
 
 
-def claim(*, area: str, paper: str, quick: bool = True, name: str | None = None):
+def claim(*, area: str, paper: str, quick: bool = True, name: str | None = None, needs_float64: str | None = None):
     """Decorator registering a zero-argument function returning :class:`ClaimResult` as a claim.
 
     The claim is stored under ``(area, name)`` (a second registration under the same pair replaces the first)
@@ -153,14 +198,21 @@ def claim(*, area: str, paper: str, quick: bool = True, name: str | None = None)
       paper: key of the paper the claim comes from (as registered with :func:`register_paper`).
       quick: the claim runs in seconds and belongs to the default (quick) verification.
       name: the claim's name; ``None`` means the function's ``__name__``.
+      needs_float64: why the claim cannot hold in float32 (for instance a figure below float32's resolution);
+        ``jaxlab verify --dtype float32`` then skips it with this reason. ``None``: it runs in both precisions.
 
     Returns:
       The decorator, which returns the function unchanged.
+
+    Raises:
+      ValueError: if ``needs_float64`` is given but empty.
     """
+    if needs_float64 is not None and not str(needs_float64).strip():
+        raise ValueError("needs_float64 must say why the claim needs float64 (got an empty reason)")
 
     def register(fn: Callable[[], ClaimResult]) -> Callable[[], ClaimResult]:
         cname = name or fn.__name__
-        _REGISTRY[(area, cname)] = Claim(area, cname, paper, quick, fn, (fn.__doc__ or "").strip())
+        _REGISTRY[(area, cname)] = Claim(area, cname, paper, quick, fn, (fn.__doc__ or "").strip(), needs_float64)
         return fn
 
     return register
@@ -197,19 +249,27 @@ def load_area(area: str) -> list[Claim]:
 
 
 def run_claims(claims: list[Claim], *, on_done: Callable[[Outcome], None] | None = None) -> list[Outcome]:
-    """Run claims one by one; an exception is a failed claim with its traceback in ``error``."""
+    """Run claims one by one in the current :func:`precision`; an exception is a failed claim with its traceback
+    in ``error``, and in float32 a claim with ``needs_float64`` is skipped with its reason."""
     outcomes = []
+    dtype = precision()
     for c in claims:
         t0 = time.perf_counter()
+        if dtype != "float64" and c.needs_float64:
+            o = Outcome(c.area, c.name, c.paper, None, None, None, False, 0.0, dtype=dtype, skipped=c.needs_float64)
+            outcomes.append(o)
+            if on_done is not None:
+                on_done(o)
+            continue
         try:
             r = c.fn()
             if not isinstance(r, ClaimResult):
                 raise TypeError(f"claim {c.name} returned {type(r).__name__}, not ClaimResult")
             o = Outcome(c.area, c.name, c.paper, r.measured, r.expected, r.tolerance, bool(r.passed),
-                        time.perf_counter() - t0, r.details)
+                        time.perf_counter() - t0, r.details, dtype=dtype)
         except Exception as exc:
             o = Outcome(c.area, c.name, c.paper, None, None, None, False, time.perf_counter() - t0,
-                        error=f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}")
+                        error=f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}", dtype=dtype)
         outcomes.append(o)
         if on_done is not None:
             on_done(o)

@@ -225,3 +225,53 @@ def test_progress_meter_redraws_only_on_a_terminal(tty):
     else:
         assert "\r" not in text
         assert [ln.split()[-3] for ln in text.splitlines()] == ["1/100"] + [f"{d}/100" for d in range(10, 101, 10)]
+
+
+@pytest.fixture
+def restore_x64():
+    before = jax.config.read("jax_enable_x64")
+    yield
+    jax.config.update("jax_enable_x64", before)
+
+
+def test_verify_dtype_float32_runs_claims_in_float32_and_skips_what_needs_float64(
+        tmp_path, capsys, monkeypatch, restore_x64):
+    seen = {}
+
+    @C.claim(area="_f32", paper="gretton2012mmd")
+    def default_dtype_follows_the_run():
+        x = jnp.linspace(0.0, 1.0, 11)
+        seen[C.precision()] = str(x.dtype)
+        # the sum of 0, 0.1, ..., 1 is 5.5: exact to ~1e-15 in float64, to a few float32 ulps in float32
+        return C.ClaimResult.close(jnp.sum(x), 5.5, atol=C.by_precision(1e-13, 4e-6))
+
+    @C.claim(area="_f32", paper="gretton2012mmd", needs_float64="a 1e-10 figure is below float32's resolution")
+    def tiny_figure():
+        return C.ClaimResult.close(1.0 + jnp.asarray(1e-10), 1.0 + 1e-10, atol=1e-12)
+
+    monkeypatch.setattr(C, "discover_areas", lambda: {"_f32": "jaxlab.core.verification"})
+    path = tmp_path / "f32.json"
+    assert cli.main(["verify", "_f32", "--dtype", "float32", "--json", str(path)]) == 0
+    out = capsys.readouterr().out
+    rows = {r["claim"]: r for r in json.loads(path.read_text())}
+    assert seen == {"float32": "float32"}
+    assert rows["default_dtype_follows_the_run"]["passed"] is True
+    assert rows["default_dtype_follows_the_run"]["tolerance"] == pytest.approx(4e-6)
+    assert rows["tiny_figure"]["skipped"] == "a 1e-10 figure is below float32's resolution"
+    assert rows["tiny_figure"]["passed"] is False and rows["tiny_figure"]["measured"] is None
+    assert {r["dtype"] for r in rows.values()} == {"float32"}
+    assert "1 passed, 0 failed, 1 skipped" in out and "SKIP" in out
+    assert "tiny_figure: a 1e-10 figure is below float32's resolution" in out
+
+    # the default run is float64: both claims run, at their float64 tolerances
+    assert cli.main(["verify", "_f32", "--json", str(path)]) == 0
+    rows = {r["claim"]: r for r in json.loads(path.read_text())}
+    assert seen["float64"] == "float64"
+    assert all(r["passed"] and r["dtype"] == "float64" and r["skipped"] is None for r in rows.values())
+    assert rows["default_dtype_follows_the_run"]["tolerance"] == pytest.approx(1e-13)
+    assert "2 passed, 0 failed, 0 skipped" in capsys.readouterr().out
+
+
+def test_needs_float64_must_give_a_reason():
+    with pytest.raises(ValueError, match="needs_float64"):
+        C.claim(area="_f32", paper="gretton2012mmd", needs_float64="  ")
