@@ -15,7 +15,7 @@ import numpy as np
 
 from jaxlab.core.loop import run
 from jaxlab.core.quadrature import gaussian_rule
-from jaxlab.core.verification import ClaimResult, claim
+from jaxlab.core.verification import ClaimResult, by_precision, claim
 from jaxlab.kernels import gram, mmd2, pairwise_distance_quantile, stein_gram
 
 TITLE = "Shared primitives: kernels, MMD/KSD/energy distance, scan driver, sharding"
@@ -23,7 +23,7 @@ MODULES = ("jaxlab.kernels", "jaxlab.core")
 
 
 def _sample(seed: int, n: int, d: int):
-    return jax.random.normal(jax.random.key(seed), (n, d), dtype=jnp.float64)
+    return jax.random.normal(jax.random.key(seed), (n, d))
 
 
 @claim(area="core", paper="gretton2012mmd")
@@ -38,8 +38,12 @@ def mmd_of_a_weighted_sample_with_itself_is_zero() -> ClaimResult:
 def gaussian_gram_is_psd() -> ClaimResult:
     """The Gaussian Gram matrix of distinct points is PSD: smallest eigenvalue >= -1e-12 (float64)."""
     X = _sample(2, 200, 2)
-    lam_min = float(jnp.linalg.eigvalsh(gram(X, lengthscale=1.5)).min())
-    return ClaimResult.at_least(lam_min, -1e-12, details="smallest eigenvalue of K (200 points, d=2)")
+    lam = jnp.linalg.eigvalsh(gram(X, lengthscale=1.5))
+    lam_min = float(lam.min())
+    # float32: eigvalsh is backward stable, |lam_hat - lam| <= p(n) eps32 lam_max; with the entries' own rounding
+    # take p(n) = sqrt(n) = sqrt(200): bound -sqrt(200) eps32 lam_max (lam_max ~ 111: ~ -1.9e-4)
+    bound = by_precision(-1e-12, -math.sqrt(200) * 2.0**-23 * float(lam.max()))
+    return ClaimResult.at_least(lam_min, bound, details="smallest eigenvalue of K (200 points, d=2)")
 
 
 @claim(area="core", paper="gretton2012mmd")
@@ -58,7 +62,11 @@ def mmd_between_gaussians_matches_closed_form() -> ClaimResult:
 
     exact = ek(a, s**2, a, s**2) - 2 * ek(a, s**2, b, t**2) + ek(b, t**2, b, t**2)
     measured = mmd2(X, wx, Y, wy, lengthscale=ell)
-    return ClaimResult.close(measured, exact, rtol=1e-10)
+    # float32: Exx - 2 Exy + Eyy, weights |1| + |-2| + |1| = 4 on weighted means (weights sum to 1) of kernel values
+    # in [0, 1]; each mean is a matrix-vector product then a dot, 24^2 = 576 terms each, summed blockwise:
+    # <= 2 log2(576) eps32 ~ 18.3 eps32 per mean, so |error| <= 4 * 18.3 eps32 ~ 8.7e-6
+    atol = by_precision(0.0, 4 * 2 * math.log2(576) * 2.0**-23)
+    return ClaimResult.close(measured, exact, rtol=by_precision(1e-10, 0.0), atol=atol)
 
 
 @claim(area="core", paper="liu2016ksd")
@@ -71,7 +79,10 @@ def stein_kernel_has_zero_mean_under_the_target() -> ClaimResult:
     Y = _sample(3, 5, 2)
     score = lambda Z: -(Z - m) @ P  # noqa: E731
     K = stein_gram(X, score(X), Y, score(Y), lengthscale=0.9)
-    return ClaimResult.at_most(float(jnp.max(jnp.abs(w @ K))), 1e-10, details="max over 5 points y")
+    # float32: each w @ K[:, y] is a blockwise sum of 40^2 = 1600 terms cancelling to 0: |error| <= log2(1600) eps32
+    # sum_i w_i |K_iy| (that scale ~ 1.5 here: ~ 1.9e-6)
+    bound = by_precision(1e-10, math.log2(1600) * 2.0**-23 * float(jnp.max(jnp.abs(w) @ jnp.abs(K))))
+    return ClaimResult.at_most(float(jnp.max(jnp.abs(w @ K))), bound, details="max over 5 points y")
 
 
 @claim(area="core", paper="gretton2012mmd")
@@ -80,8 +91,13 @@ def distance_quantile_by_selection_matches_sort() -> ClaimResult:
     X = np.asarray(_sample(4, 61, 3))
     iu = np.triu_indices(61, 1)
     D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))[iu]
-    errs = [abs(float(pairwise_distance_quantile(X, q)) - np.quantile(D, q)) for q in (0.0, 0.1, 0.5, 0.77, 1.0)]
-    return ClaimResult.at_most(max(errs), 1e-12)
+    qs = (0.0, 0.1, 0.5, 0.77, 1.0)
+    errs = [abs(float(pairwise_distance_quantile(X, q)) - np.quantile(D, q)) for q in qs]
+    # float32: the Gram trick's D^2 = |x|^2 + |y|^2 - 2 x.y on centred points (radius^2 <= R2) is off by
+    # <= (d + 2) eps32 2 R2, so D by <= 5 eps32 R2 / D, and the direct reference by eps32 D: worst over the q's
+    R2 = float(np.max(np.sum((X - X.mean(0)) ** 2, axis=1)))
+    bound = by_precision(1e-12, max(5 * 2.0**-23 * R2 / np.quantile(D, q) + 2.0**-23 * np.quantile(D, q) for q in qs))
+    return ClaimResult.at_most(max(errs), bound)
 
 
 @claim(area="core", paper="gretton2012mmd")

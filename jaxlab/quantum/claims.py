@@ -14,6 +14,7 @@ import numpy as np
 import optax
 
 from jaxlab.core import ClaimResult, claim
+from jaxlab.core.verification import by_precision
 from jaxlab.quantum.baselines import mlp_apply, mlp_init
 from jaxlab.quantum.fourier import (
     _binomial_redundancy,
@@ -52,6 +53,7 @@ MODULES = (
 )
 
 _AREA = "quantum"
+_EPS32 = 2.0**-23  # float32's unit roundoff: every float32 tolerance below is a multiple of it
 
 
 @claim(area=_AREA, paper=SCHULD)
@@ -76,7 +78,11 @@ def simulator_matches_dense_reference() -> ClaimResult:
         float(np.max(np.abs(np.asarray(psi1).ravel() - dense_state(ps[1], 0.7, cfgs[1])))),
         float(jnp.max(jnp.abs(dg))),
     )
-    return ClaimResult.at_most(err, 1e-12, details="max over 2 configs of state and gradient errors")
+    # float32 (complex64 states): (L + 1) n = 9 single-qubit gate layers, each ≤ 4 roundings of unit-norm amplitudes:
+    # |δψ| ≤ 36 eps32 ≈ 4.3e-6; f = <ψ|O|ψ> with ‖O‖ ≤ 0.75 and its two gradients ≤ 2‖O‖ 36 eps32 = 54 eps32 each:
+    # ≤ 64 eps32 ≈ 7.6e-6 for either comparison
+    return ClaimResult.at_most(err, by_precision(1e-12, 64 * _EPS32),
+                               details="max over 2 configs of state and gradient errors")
 
 
 @claim(area=_AREA, paper=SCHULD)
@@ -108,8 +114,12 @@ def fft_coefficients_are_exact() -> ClaimResult:
         return outside, jnp.max(jnp.abs(eval_fourier(c6, xs) - jax.vmap(f)(xs)))
 
     outside, recon = (float(a) for a in run(p))
+    # float32: f itself carries ≤ 2‖O‖ (L + 1) n 4 eps32 = 64 eps32 ((L + 1) n = 8 gate layers, ‖O‖ = 1); the 13-term
+    # series rounds each phase ω x (|ω x| ≤ 6·12 = 72) by ≤ 36 eps32, weighted by Σ_ω |c_ω| ≈ 1.2: ≤ 44 eps32;
+    # the DFT's outside coefficients sit far below. In all ≤ 108 eps32 ≈ 1.3e-5
     return ClaimResult.at_most(
-        max(outside, recon), 1e-12, details=f"max |c_w|, |w| > 6: {outside:.2e}; reconstruction error {recon:.2e}"
+        max(outside, recon), by_precision(1e-12, 108 * _EPS32),
+        details=f"max |c_w|, |w| > 6: {outside:.2e}; reconstruction error {recon:.2e}"
     )
 
 
@@ -131,16 +141,21 @@ def single_qubit_closed_form() -> ClaimResult:
         f = jax.vmap(lambda x: _single_qubit(th, x))(xs)
         return f, fourier_coeffs_of(lambda x: _single_qubit(th, x), 1), empirical_ntk(_single_qubit, th, xs, xs)
 
+    x = np.asarray(xs, np.float64)  # the closed forms in float64, at the run's inputs
     for i in range(3):
-        t1, t2 = np.random.default_rng(i).uniform(0, 2 * np.pi, 2)
-        f, c, K = (np.asarray(a) for a in run(jnp.array([t1, t2])))
-        err = max(err, float(np.max(np.abs(f - (np.cos(t1) * np.cos(t2) - np.sin(t1) * np.sin(t2) * np.cos(xs))))))
+        th = jnp.array(np.random.default_rng(i).uniform(0, 2 * np.pi, 2))
+        t1, t2 = np.asarray(th, np.float64)
+        f, c, K = (np.asarray(a) for a in run(th))
+        err = max(err, float(np.max(np.abs(f - (np.cos(t1) * np.cos(t2) - np.sin(t1) * np.sin(t2) * np.cos(x))))))
         want = np.array([-0.5 * np.sin(t1) * np.sin(t2), np.cos(t1) * np.cos(t2), -0.5 * np.sin(t1) * np.sin(t2)])
         err = max(err, float(np.max(np.abs(c - want))))
-        d1 = -np.sin(t1) * np.cos(t2) - np.cos(t1) * np.sin(t2) * np.cos(xs)
-        d2 = -np.cos(t1) * np.sin(t2) - np.sin(t1) * np.cos(t2) * np.cos(xs)
+        d1 = -np.sin(t1) * np.cos(t2) - np.cos(t1) * np.sin(t2) * np.cos(x)
+        d2 = -np.cos(t1) * np.sin(t2) - np.sin(t1) * np.cos(t2) * np.cos(x)
         err = max(err, float(np.max(np.abs(K - (np.outer(d1, d1) + np.outer(d2, d2))))))
-    return ClaimResult.at_most(err, 1e-12, details="max error of f, c_w and K against the closed forms")
+    # float32: 2 gate layers of ≤ 4 roundings: |δψ| ≤ 8 eps32, f and each ∂_j f (‖O‖ = 1) ≤ 16 eps32; c_ω (3-point DFT)
+    # likewise; K = Σ_j ∂_j f ∂_j f' adds 2 products of factors ≤ 1: ≤ 2·2·16 = 64 eps32 ≈ 7.6e-6
+    return ClaimResult.at_most(err, by_precision(1e-12, 64 * _EPS32),
+                               details="max error of f, c_w and K against the closed forms")
 
 
 def _target_grid(M: int = 32):
@@ -160,10 +175,15 @@ def frequency_gradient_identity() -> ClaimResult:
     def run(p):
         total, per = frequency_gradient(p, x, y, cfg)
         g = jax.grad(mse_loss)(p, x, y, cfg)
-        return jnp.maximum(jnp.max(jnp.abs(total - g)), jnp.max(jnp.abs(per.sum(0) - g.ravel())))
+        err = jnp.maximum(jnp.max(jnp.abs(total - g)), jnp.max(jnp.abs(per.sum(0) - g.ravel())))
+        return err, jnp.max(jnp.sum(jnp.abs(per), 0))
 
-    err = float(jnp.max(jax.vmap(run)(ps)))
-    return ClaimResult.at_most(err, 1e-10, details="max |grad - sum_w per-frequency contributions|")
+    err, scale = (float(jnp.max(a)) for a in jax.vmap(run)(ps))
+    # float32: both sides are the same bilinear sum of residuals and derivatives, regrouped: DFTs over M = 32 points
+    # (5 levels), 2W + 1 = 15 frequencies (4 levels) and ≤ 4 roundings per product: ≤ 13 eps32 times the sum of
+    # the magnitudes of the per-frequency terms (max_j Σ_ω |term|, computed); 16 eps32 of it
+    return ClaimResult.at_most(err, by_precision(1e-10, 16 * _EPS32 * scale),
+                               details="max |grad - sum_w per-frequency contributions|")
 
 
 @functools.lru_cache(maxsize=1)
@@ -208,8 +228,8 @@ def frozen_kernel_tracks_gradient_descent() -> ClaimResult:
 
 @claim(area=_AREA, paper=SAP)
 def coefficient_derivatives_are_bounded() -> ClaimResult:
-    """max_{ω,j} |J_ωj| ≤ ‖O‖ = 1 over 100 random θ (n = 2, L = 2) and Σ_ω |J_ωj|² = mean_x (∂_j f)² (to 1e-12);
-    measured = max |J| (passes when ≤ 1 and the Parseval error is below 1e-12)."""
+    """max_{ω,j} |J_ωj| ≤ ‖O‖ = 1 over 100 random θ (n = 2, L = 2) and Σ_ω |J_ωj|² = mean_x (∂_j f)² (to 1e-12,
+    1.9e-6 in float32); measured = max |J| (passes when ≤ 1 and the Parseval error is below that)."""
     cfg = QNNConfig(2, 2)
     ps = jax.vmap(lambda k: init_qnn_params(k, cfg))(jax.random.split(jax.random.key(5), 100))
     xs = grid(2 * 4 + 1)
@@ -225,9 +245,11 @@ def coefficient_derivatives_are_bounded() -> ClaimResult:
     rhs = jnp.mean(dfx.reshape(100, xs.size, -1) ** 2, axis=1)
     parseval = float(jnp.max(jnp.abs(lhs - rhs)))
     mx = float(jnp.max(jnp.abs(J)))
-    return ClaimResult(
-        mx, "<= 1 and Parseval error <= 1e-12", 1.0, mx <= 1.0 and parseval <= 1e-12, f"Parseval error {parseval:.2e}"
-    )
+    # float32: both sides sum 9 squares of derivatives ≤ ‖O‖ = 1 (4 levels + 2 roundings each) and J adds a 9-point
+    # DFT (4 levels); the derivatives come from forward and reverse mode, equal to a few eps32: 16 eps32 ≈ 1.9e-6
+    tol = by_precision(1e-12, 16 * _EPS32)
+    return ClaimResult(mx, f"<= 1 and Parseval error <= {tol:.2g}", 1.0, mx <= 1.0 and parseval <= tol,
+                       f"Parseval error {parseval:.2e}")
 
 
 @claim(area=_AREA, paper=SAP)
@@ -243,7 +265,8 @@ def qntk_is_symmetric_psd() -> ClaimResult:
         diag = jax.vmap(lambda x: jnp.sum(jax.grad(qnn_apply)(p, x, cfg) ** 2))(xs)
         return qntk(p, xs, xs, cfg), diag, qntk_fourier(p, cfg)
 
-    K, diag, G = (np.asarray(a) for a in run(p))
+    # the eigenvalues in float64 whatever the run's precision: the check is on K and G, not on LAPACK's float32
+    K, diag, G = (np.asarray(a).astype(np.result_type(a.dtype, np.float64)) for a in run(p))
     worst = max(
         float(np.max(np.abs(K - K.T))),
         -float(np.linalg.eigvalsh(K).min()),
@@ -251,7 +274,10 @@ def qntk_is_symmetric_psd() -> ClaimResult:
         float(np.max(np.abs(G - G.conj().T))),
         -float(np.linalg.eigvalsh(G).min()),
     )
-    return ClaimResult.at_most(worst, 1e-10)
+    # float32: K_ij sums P = 27 products with |K_ij| ≤ max_i K_ii = ‖∇f‖² ≲ 2.5: ≤ (⌈log2 27⌉ + 1) eps32 2.5 ≈ 1.8e-6
+    # per entry (the diagonal error likewise); λ_min(K) = 0 (rank ≤ 27 < 40) moves by ≤ ‖δK‖_2 ≈ √40 times that for
+    # uncorrelated roundings (Weyl): ≈ 1.1e-5 = 96 eps32
+    return ClaimResult.at_most(worst, by_precision(1e-10, 96 * _EPS32))
 
 
 def _diag_G(fn, params_batch, degree: int, n_points: int | None = None) -> np.ndarray:

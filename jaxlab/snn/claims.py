@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.core import ClaimResult, claim
+from jaxlab.core.verification import by_precision
 from jaxlab.data import digits as data
 from jaxlab.snn import energy, network, neuron, scan
 from jaxlab.snn.papers import DSN, HOROWITZ
@@ -32,10 +33,11 @@ MODULES = (
 
 _AREA = "snn"
 P = neuron.DSNParams()
+_EPS32 = 2.0**-23  # float32's unit roundoff
 
 
 def _inputs(seed: int, shape: tuple[int, ...]) -> jax.Array:
-    return jnp.asarray(np.random.default_rng(seed).normal(0.3, 0.8, shape))
+    return jnp.asarray(np.random.default_rng(seed).normal(0.3, 0.8, shape), jnp.result_type(float))
 
 
 def _smoothed_slope(x, alpha=4.0):
@@ -48,13 +50,18 @@ def forward_trace_equals_numpy_loop() -> ClaimResult:
     """Spikes, gates and potentials of dsn_scan equal a step-by-step NumPy loop (T = 12, 35 neurons,
     two parameter sets); measured = max |difference| over all three traces."""
     x = _inputs(0, (12, 5, 7))
-    err = 0.0
+    err, vmax = 0.0, 0.0
     for p in (P, P._replace(v_dormant=-0.3, tau=3.0, v_th=0.7, v_reset=-0.1)):
         s, _, aux = scan.dsn_scan(p, x)
-        rs, rd, rv = dsn_reference(x, p.tau, p.v_th, p.v_reset, p.v_dormant)
+        rs, rd, rv = dsn_reference(x, p.tau, p.v_th, p.v_reset, p.v_dormant)  # float64 loop on the run's inputs
+        vmax = max(vmax, float(np.max(np.abs(rv))))
         for a, b in ((s, rs), (aux["d_seq"], rd), (aux["v_seq"], rv)):
             err = max(err, float(np.max(np.abs(np.asarray(a) - b))))
-    return ClaimResult.at_most(err, 1e-12, details="max |jaxlab - NumPy loop| over S, D, V")
+    # float32: H_t = beta V_{t-1} + X_t rounds beta, the product and the sum (≤ 2 eps32 |V|max per step, plus beta's
+    # eps32/2); the decay beta = 1 - 1/tau ≤ 2/3 damps old errors, so |δV| ≤ 2.5 eps32 |V|max / (1 - beta) ≤ 7.5 eps32
+    # |V|max (tau ≤ 3); spikes and gates are exact unless a potential sits within that of a threshold
+    return ClaimResult.at_most(err, by_precision(1e-12, 7.5 * _EPS32 * vmax),
+                               details="max |jaxlab - NumPy loop| over S, D, V")
 
 
 @claim(area=_AREA, paper=DSN)
@@ -92,28 +99,37 @@ def dsn_with_minus_inf_threshold_is_lif() -> ClaimResult:
 def surrogate_gradient_matches_smoothed_step() -> ClaimResult:
     """D/dx heaviside_sg(x, alpha) equals the central finite difference of sigma(alpha x) (alpha in
     {1, 4, 10}, 41 points in [-2, 2], h = 1e-6); measured = max |error|."""
-    x = np.linspace(-2, 2, 41)
+    xj = jnp.asarray(np.linspace(-2, 2, 41), jnp.result_type(float))
+    x = np.asarray(xj, np.float64)  # the finite differences in float64, at the run's inputs
     err = 0.0
     for alpha in (1.0, 4.0, 10.0):
-        g = jax.vmap(jax.grad(lambda u, a=alpha: neuron.heaviside_sg(u, a)))(jnp.asarray(x))
+        g = jax.vmap(jax.grad(lambda u, a=alpha: neuron.heaviside_sg(u, a)))(xj)
         sm = lambda u, a=alpha: 1 / (1 + np.exp(-a * u))  # noqa: E731
         fd = (sm(x + 1e-6) - sm(x - 1e-6)) / 2e-6
         err = max(err, float(np.max(np.abs(np.asarray(g) - fd))))
-    return ClaimResult.at_most(err, 1e-8, details="surrogate vs finite differences of the smoothed step")
+    # float32: alpha s(1 - s), s = sigmoid(alpha x), is ≤ alpha/4 = 2.5; alpha x (|alpha x| ≤ 20), exp, 1 + e, the
+    # quotient and the product carry ≤ 6 roundings and d log(s(1 - s))/dz ≤ 1 adds |alpha x| eps32 ≤ 20 eps32 in the
+    # worst point but ≤ 6 where s(1 - s) is largest; ≤ 12 eps32 relative to the peak: 12 eps32 2.5 ≈ 3.6e-6
+    return ClaimResult.at_most(err, by_precision(1e-8, 12 * _EPS32 * 2.5),
+                               details="surrogate vs finite differences of the smoothed step")
 
 
 @claim(area=_AREA, paper=DSN)
 def two_step_bptt_through_the_gate() -> ClaimResult:
     """DS_2/dx for x = (-0.03, 1.2) (V_1 = x_1 just above V_D, a spike at t = 2) equals the closed form
     (Theta'(x_1 - V_D) + beta Theta'(H_2 - V_th), Theta'(H_2 - V_th)); measured = max relative error."""
-    x1, x2 = -0.03, 1.2
-    g = np.asarray(jax.grad(lambda x: scan.dsn_scan(P, x)[0][1])(jnp.array([x1, x2])))
+    x = jnp.array([-0.03, 1.2])
+    x1, x2 = (float(v) for v in x)  # the closed form in float64, at the run's inputs
+    g = np.asarray(jax.grad(lambda x: scan.dsn_scan(P, x)[0][1])(x))
     h2 = P.beta * x1 + x2
     expected = np.array(
         [_smoothed_slope(x1 - P.v_dormant) + P.beta * _smoothed_slope(h2 - P.v_th), _smoothed_slope(h2 - P.v_th)]
     )
     err = float(np.max(np.abs(g - expected) / np.abs(expected)))
-    return ClaimResult.at_most(err, 1e-12, details=f"gradient {g}, closed form {expected}")
+    # float32: each surrogate slope alpha s(1 - s) at z = alpha (u - V) (|z| ≤ 1) takes ≤ 7 roundings (difference,
+    # scaling, exp, 1 + e, quotient, product) plus |z| ≤ 1 from the rounded argument, H_2 = beta x_1 + x_2 two more,
+    # and the sum of two slopes one: ≤ 12 eps32 ≈ 1.4e-6 relative
+    return ClaimResult.at_most(err, by_precision(1e-12, 12 * _EPS32), details=f"gradient {g}, closed form {expected}")
 
 
 @claim(area=_AREA, paper=DSN)

@@ -23,7 +23,10 @@ from jaxlab.attention.pe_spread.pe import (
     spread_lower_bound,
 )
 from jaxlab.core import ClaimResult, claim
+from jaxlab.core.verification import by_precision
 from jaxlab.kernels import sqdist
+
+_EPS32 = 2.0**-23  # float32's unit roundoff: every float32 tolerance below is a multiple of it
 
 TITLE = "Positional spread of additive PEs: identities, closed forms, separation bound, attention scaling"
 MODULES = ("jaxlab.attention.pe_spread.pe", "jaxlab.attention.pe_spread.attention",
@@ -31,13 +34,13 @@ MODULES = ("jaxlab.attention.pe_spread.pe", "jaxlab.attention.pe_spread.attentio
 
 
 def _E(seed: int, n: int = 23, d: int = 7):
-    return 1.7 * jax.random.normal(jax.random.key(seed), (n, d), dtype=jnp.float64) + 0.4
+    return 1.7 * jax.random.normal(jax.random.key(seed), (n, d), dtype=jnp.result_type(float)) + 0.4
 
 
 @claim(area="pe_spread", paper=SPREAD)
 def p1_spread_forms_and_invariances_agree() -> ClaimResult:
     """P1: ‖HE‖_F² = Σ‖e_i - ē‖² = (1/2n)Σ_{ij}‖e_i - e_j‖², and S is invariant to shifts and orthogonal maps
-    and scales as α² (max relative error over the six comparisons, float64)."""
+    and scales as α² (max relative error over the six comparisons)."""
     E = _E(0)
     n = E.shape[0]
     H = jnp.eye(n) - 1.0 / n
@@ -45,18 +48,25 @@ def p1_spread_forms_and_invariances_agree() -> ClaimResult:
     Q, _ = jnp.linalg.qr(_E(1, 7, 7))
     others = [float(jnp.sum((H @ E) ** 2)), float(jnp.sum(sqdist(E)) / (2 * n)),
               float(spread(E + _E(2, 1, 7))), float(spread(E @ Q)), float(spread(-3.0 * E)) / 9.0]
-    return ClaimResult.at_most(max(abs(o - s) / s for o in others), 1e-10)
+    # float32: each form is a sum of n d = 161 non-negative terms (XLA reduces in a tree: ⌈log2 161⌉ = 8 levels) of
+    # ≤ 3 roundings each (mean, difference, square): ≤ 11 eps32 per form, ≤ 22 eps32 ≈ 2.6e-6 between two forms
+    return ClaimResult.at_most(max(abs(o - s) / s for o in others), by_precision(1e-10, 22 * _EPS32))
 
 
 @claim(area="pe_spread", paper=VASWANI)
 def p2_sinusoidal_closed_form() -> ClaimResult:
     """P2: S of the sinusoidal PE (n = 64, d = 16, base 1e4) from the table equals the Fejér closed form
     Σ_k [n - sin²(nω_k/2)/(n sin²(ω_k/2))] = 213.16389761."""
-    table = float(spread(sinusoidal_pe(64, 16, 1e4, dtype=jnp.float64)))
+    table = float(spread(sinusoidal_pe(64, 16, 1e4, dtype=jnp.result_type(float))))
     closed = float(spread_closed_form_sinusoidal(64, 16, 1e4))
-    if abs(closed - 213.16389761) > 1e-9 * 213.16389761:
-        return ClaimResult(closed, 213.16389761, 2e-7, False, "the closed form is off the reference value")
-    return ClaimResult.close(table, closed, rtol=1e-9, details="spread of the table vs closed form")
+    # float32: the closed form adds d/2 = 8 terms n - F_n(ω_k)/n with F_n/n ≤ n = 64 after ≤ 5 roundings (ω_k, two
+    # sines, square, quotient): ≤ 8·5·64 eps32 ≈ 3.1e-4 of S = 213, 1.4e-6 relative; the table's spread is a tree sum of
+    # n d = 1024 squares (10 levels + 3 roundings per entry): ≤ 13 eps32 ≈ 1.5e-6 relative. Both within 16 eps32
+    rtol = by_precision(1e-9, 16 * _EPS32)
+    if abs(closed - 213.16389761) > rtol * 213.16389761:
+        return ClaimResult(closed, 213.16389761, rtol * 213.16389761, False,
+                           "the closed form is off the reference value")
+    return ClaimResult.close(table, closed, rtol=rtol, details="spread of the table vs closed form")
 
 
 @claim(area="pe_spread", paper=SPREAD, quick=False)
@@ -69,7 +79,7 @@ def p3_separation_lower_bound_holds() -> ClaimResult:
         delta = jax.vmap(min_separation)(Es)
         return jax.vmap(spread)(Es) / jax.vmap(lambda dl: spread_lower_bound(Es.shape[1], dl))(delta)
 
-    mins = [float(jnp.min(ratios(jax.random.normal(jax.random.key(n), (510, n, d), dtype=jnp.float64))))
+    mins = [float(jnp.min(ratios(jax.random.normal(jax.random.key(n), (510, n, d), dtype=jnp.result_type(float)))))
             for n, d in ((2, 1), (5, 3), (17, 20), (40, 1))]
     return ClaimResult.close(min(mins), 1.0, atol=1e-9, details="min ratio, attained at n = 2")
 
@@ -77,18 +87,21 @@ def p3_separation_lower_bound_holds() -> ClaimResult:
 @claim(area="pe_spread", paper=SPREAD)
 def p3_simplex_attains_the_bound() -> ClaimResult:
     """P3 (tightness): the regular simplex E = (δ/√2) I_n (n = 24, δ = 0.8) has S = (n-1)δ²/2 exactly."""
-    E = 0.8 / np.sqrt(2) * jnp.eye(24, dtype=jnp.float64)
-    return ClaimResult.close(float(spread(E)) / float(spread_lower_bound(24, min_separation(E))), 1.0, atol=1e-12)
+    E = 0.8 / np.sqrt(2) * jnp.eye(24, dtype=jnp.result_type(float))
+    # float32: S is a tree sum of 576 squares (10 levels + 3 roundings per entry: 13 eps32), δ² a sum of 24 squares
+    # (5 levels + 2), then (n-1)δ²/2 and the quotient (2): ≤ 22 eps32 ≈ 2.6e-6
+    atol = by_precision(1e-12, 22 * _EPS32)
+    return ClaimResult.close(float(spread(E)) / float(spread_lower_bound(24, min_separation(E))), 1.0, atol=atol)
 
 
-_M = None
+_M = {}
 
 
 def _model():
-    global _M
-    if _M is None:
-        _M = MeanPoolAttention(8, 3, num_heads=2, key=jax.random.key(0), dtype=jnp.float64)
-    return _M
+    dtype = jnp.result_type(float)  # the run's precision (one model per dtype)
+    if dtype not in _M:
+        _M[dtype] = MeanPoolAttention(8, 3, num_heads=2, key=jax.random.key(0), dtype=dtype)
+    return _M[dtype]
 
 
 def _pool(p, x, E):
@@ -97,19 +110,23 @@ def _pool(p, x, E):
 
 @claim(area="pe_spread", paper=SPREAD)
 def p4_constant_pe_keeps_mean_pool_invariant() -> ClaimResult:
-    """P4: with E = 1bᵀ, g(ΠX; E) = g(X; E) for random permutations Π (max abs difference, float64)."""
+    """P4: with E = 1bᵀ, g(ΠX; E) = g(X; E) for random permutations Π (max abs difference)."""
     n = 12
-    x = jax.random.normal(jax.random.key(6), (n, 8), dtype=jnp.float64)
+    x = jax.random.normal(jax.random.key(6), (n, 8), dtype=jnp.result_type(float))
     E = jnp.broadcast_to(_E(7, 1, 8), (n, 8))
     perms = jax.vmap(lambda k: jax.random.permutation(k, n))(jax.random.split(jax.random.key(8), 8))
     out = jax.jit(attention_mean_pool)(_model(), jnp.concatenate([x[None], x[perms]]), E)
-    return ClaimResult.at_most(float(jnp.max(jnp.abs(out[1:] - out[0]))), 1e-12)
+    # float32: g is a convex combination of the value rows v_j = (x_j + e_j) W_V, so a reordering of the n = 12 tokens
+    # moves it by ≤ (⌈log2 12⌉ = 4 levels of the softmax sum + 4 of the pooled sum + ≈ 4 roundings of exp and the
+    # normalisation) = 12 eps32 times max |v|
+    vmax = float(jnp.max(jnp.abs((x + E) @ _model().wv)))
+    return ClaimResult.at_most(float(jnp.max(jnp.abs(out[1:] - out[0]))), by_precision(1e-12, 12 * _EPS32 * vmax))
 
 
 def _deviations(ts):
     n = 12
-    xs = jax.random.normal(jax.random.key(11), (200, n, 8), dtype=jnp.float64)
-    E0 = jax.random.normal(jax.random.key(12), (n, 8), dtype=jnp.float64)
+    xs = jax.random.normal(jax.random.key(11), (200, n, 8), dtype=jnp.result_type(float))
+    E0 = jax.random.normal(jax.random.key(12), (n, 8), dtype=jnp.result_type(float))
     dev = jax.jit(lambda t: invariant_deviation(_pool, _model(), xs, scale_spread(E0, t)))
     return np.array([float(dev(t)) for t in ts]), float(spread(E0))
 
@@ -139,8 +156,10 @@ def p6_spread_knob_is_quadratic() -> ClaimResult:
     """P6: S(1ēᵀ + αẼ) = α² S(E) (max relative error over α in {0.1, 0.5, 2, 7})."""
     E = _E(3)
     s = float(spread(E))
+    # float32: two spreads of n d = 161 terms (≤ 11 eps32 each, as in P1), the knob 1ēᵀ + α(E - 1ēᵀ) (3 roundings)
+    # and α² (1): ≤ 26 eps32 ≈ 3.1e-6
     return ClaimResult.at_most(max(abs(float(spread(scale_spread(E, a))) / (a**2 * s) - 1) for a in (0.1, 0.5, 2, 7)),
-                               1e-12)
+                               by_precision(1e-12, 26 * _EPS32))
 
 
 @claim(area="pe_spread", paper=ALIBI)
@@ -148,10 +167,12 @@ def alibi_displacement_spread_closed_form() -> ClaimResult:
     """[recommended diagnostic] ALiBi: (1/n²)Σ(B_ij - B̄)² = m² Var|i - j| with Var|i-j| =
     (n²-1)/6 - ((n²-1)/(3n))² (n = 50, first of 4 heads)."""
     n = 50
-    m = float(alibi_slopes(4, dtype=jnp.float64)[0])
+    m = float(alibi_slopes(4, dtype=jnp.result_type(float))[0])
     var = (n**2 - 1) / 6 - ((n**2 - 1) / (3 * n)) ** 2
-    return ClaimResult.close(float(displacement_spread(alibi_bias(n, 4, dtype=jnp.float64))[0]), m**2 * var,
-                             rtol=1e-12)
+    # float32: B = -m|i - j| is exact (m = 2^-2), B̄ is rounded once; the n² = 2500 terms (B - B̄)² carry 2 roundings
+    # each and are tree-summed (⌈log2 2500⌉ = 12 levels), then divided by n²: ≤ 16 eps32 ≈ 1.9e-6
+    return ClaimResult.close(float(displacement_spread(alibi_bias(n, 4, dtype=jnp.result_type(float)))[0]), m**2 * var,
+                             rtol=by_precision(1e-12, 16 * _EPS32))
 
 
 @claim(area="pe_spread", paper=ROPE)
@@ -162,4 +183,6 @@ def rope_displacement_spread_closed_form() -> ClaimResult:
     theta = 1e4 ** (-2 * np.arange(d // 2) / d)
     r = np.arange(n)[:, None] - np.arange(n)[None, :]
     direct = sum(1 - abs(np.mean(np.exp(1j * t * r))) ** 2 for t in theta)
-    return ClaimResult.close(float(rope_displacement_spread(n, d, 1e4)), direct, rtol=1e-10)
+    # float32: each of the d/2 = 8 terms 1 - (F_n/n²)² has F_n/n² ≤ 1 after ≤ 4 roundings, doubled by the square:
+    # ≤ 8 eps32 absolute per term, ≤ 64 eps32 ≈ 7.6e-6 in all, 2.4e-6 of the sum 3.22 (20 eps32 relative)
+    return ClaimResult.close(float(rope_displacement_spread(n, d, 1e4)), direct, rtol=by_precision(1e-10, 20 * _EPS32))

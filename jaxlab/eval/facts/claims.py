@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.core import ClaimResult, claim
+from jaxlab.core.verification import by_precision
 from jaxlab.eval.facts import metrics as facts
 from jaxlab.eval.facts import table as facts_table
 from jaxlab.eval.facts.papers import FACTS, GROUNDING, SIMPLEQA
@@ -19,6 +20,7 @@ TITLE = "FACTS Leaderboard scoring: short-form/multimodal/grounding metrics, spl
 MODULES = ("jaxlab.eval.facts", "jaxlab.eval.facts.metrics", "jaxlab.eval.facts.table")
 
 _AREA = "facts"
+_EPS32 = 2.0**-23  # float32 unit roundoff eps32; u = eps32 / 2 bounds one correctly rounded operation
 
 
 def _simpleqa(v: np.ndarray) -> dict[str, float]:
@@ -54,7 +56,9 @@ def shortform_metrics_match_simpleqa_grader() -> ClaimResult:
             abs(m["attempted"] + m["hedging"] - 1),
             abs(m["accuracy"] - m["attempted"] * m["attempted_accuracy"]),
         )
-    return ClaimResult.at_most(err, 1e-12)
+    # counts are exact integers (< 2^24); each metric is <= 4 rounded operations on values <= 1 (<= 4u) and an
+    # identity combines two of them (<= 8u): error <= 4 eps32 ~ 4.8e-7 in float32
+    return ClaimResult.at_most(err, by_precision(1e-12, 4 * _EPS32))
 
 
 @claim(area=_AREA, paper=FACTS)
@@ -75,7 +79,8 @@ def vmap_over_50_models_equals_loop() -> ClaimResult:
         ref = _simpleqa(v[k, sl])
         err = max(err, *(abs(float(sf[name][k]) - ref[name]) for name in ref))
         err = max(err, abs(float(mm["accuracy"][k]) - float(np.mean(cov[k, sl] * nc[k, sl]))))
-    return ClaimResult.at_most(err, 1e-12)
+    # exact masked counts, then <= 4 rounded operations on values <= 1 (F1 is the longest): <= 4u = 2 eps32 ~ 2.4e-7
+    return ClaimResult.at_most(err, by_precision(1e-12, 2 * _EPS32))
 
 
 @claim(area=_AREA, paper=GROUNDING)
@@ -89,7 +94,9 @@ def ineligible_responses_count_as_inaccurate() -> ClaimResult:
     err = max(
         abs(float(facts.grounding_score(e, g)) - per), abs(float(facts.grounding_score(e, g, "any_judge")) - anyj)
     )
-    return ClaimResult.at_most(err, 1e-12, details=f"per_judge {per:.4f}, any_judge {anyj:.4f} (<= per_judge)")
+    # exact counts / n (1 rounding), then the mean of J = 3 judges (2 additions, 1 division): <= 4u = 2 eps32 ~ 2.4e-7
+    return ClaimResult.at_most(err, by_precision(1e-12, 2 * _EPS32),
+                               details=f"per_judge {per:.4f}, any_judge {anyj:.4f} (<= per_judge)")
 
 
 @claim(area=_AREA, paper=FACTS)
@@ -102,7 +109,9 @@ def pooled_split_combination_equals_pooled_items() -> ClaimResult:
     pooled = float(facts.combine_splits(acc(pub), acc(priv), 137, 411, mode="pooled"))
     mean = float(facts.combine_splits(acc(pub), acc(priv)))
     err = max(abs(pooled - acc(np.concatenate([pub, priv]))), abs(mean - (np.mean(pub == 0) + np.mean(priv == 0)) / 2))
-    return ClaimResult.at_most(err, 1e-12)
+    # two split accuracies (1 rounding each), two products, a sum and a division, against a third accuracy
+    # (1 rounding), all values <= 1: <= 8u = 4 eps32 ~ 4.8e-7
+    return ClaimResult.at_most(err, by_precision(1e-12, 4 * _EPS32))
 
 
 @claim(area=_AREA, paper=FACTS)
@@ -130,7 +139,9 @@ def suite_score_is_the_average_of_four() -> ClaimResult:
             ]
         )
         err = max(err, abs(row.facts - ref))
-    return ClaimResult.at_most(err, 1e-12)
+    # per leaf: count / n (1 rounding), mean of 2 judges (2), mean of 2 splits (2), mean of 4 benchmarks (4), values
+    # <= 1: <= 9u = 4.5 eps32 ~ 5.4e-7
+    return ClaimResult.at_most(err, by_precision(1e-12, 4.5 * _EPS32))
 
 
 @claim(area=_AREA, paper=FACTS)

@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.core import ClaimResult, claim
+from jaxlab.core.verification import by_precision
 from jaxlab.generative import active_scene as A
 from jaxlab.generative.active_scene.papers import ACTPANO
 from jaxlab.generative.active_scene.raycast import default_n_samples, pano_directions, pixel_solid_angle_weights
@@ -66,7 +67,10 @@ def homogeneous_slab_transmittance() -> ClaimResult:
     want_d = np.sum(inside * c * (1 - c) ** k * t)
     err = max(np.max(np.abs(np.asarray(r.T[0]) - want_T) / want_T), abs(float(r.opacity[0]) - want_a) / want_a,
               abs(float(r.depth[0]) - want_d) / want_d)
-    return ClaimResult.at_most(err, 1e-12, details=f"opacity {float(r.opacity[0]):.6f} = 1 - 0.7^8")
+    # float32: T_k is a running product of k <= m = 8 factors (1 - c), each rounded (<= eps32/2) and carrying the
+    # rounding of c (<= eps32/2 relative); opacity and depth inherit that order: <= m eps32 = 8 * 2^-23 ~ 9.5e-7
+    bound = by_precision(1e-12, 8 * 2.0**-23)
+    return ClaimResult.at_most(err, bound, details=f"opacity {float(r.opacity[0]):.6f} = 1 - 0.7^8")
 
 
 @claim(area=_AREA, paper=ACTPANO)
@@ -94,7 +98,10 @@ def visible_entropy_of_unknown_cells() -> ClaimResult:
     m = A.init_memory(10)
     _, _, info = A.ray_utility_terms(m, jnp.array([0.25, 5.5, 5.5]), jnp.array([[1.0, 0, 0]]), step=1.0,
                                      n_samples=12)
-    return ClaimResult.close(info[0], math.log(2) * (2 - 2.0**-9), rtol=1e-12, details="closed form 1.384937")
+    # float32: H(1/2) = -2 (1/2) ln(1/2) is exact but for log's <= 1 ulp (eps32), the weights T_i = 2^-i are exact,
+    # then n - 1 = 9 additions of positive terms (<= eps32/2 each): relative error <= 5.5 eps32 ~ 6.6e-7
+    rtol = by_precision(1e-12, 5.5 * 2.0**-23)
+    return ClaimResult.close(info[0], math.log(2) * (2 - 2.0**-9), rtol=rtol, details="closed form 1.384937")
 
 
 @claim(area=_AREA, paper=ACTPANO)
@@ -109,7 +116,10 @@ def three_hit_fusion_arithmetic() -> ClaimResult:
                         jnp.asarray(c)[None], jnp.array([r]))
     col_err = float(np.max(np.abs(np.asarray(m.color[10, 8, 8]) - np.average(cols, axis=0, weights=rs))))
     p = float(jax.nn.sigmoid(m.logodds[10, 8, 8]))
-    return ClaimResult.close(m.logodds[10, 8, 8], 1.75 * math.log(7 / 3), rtol=1e-12,
+    # float32: l_occ rounded once, the products r l_occ are exact (r a power of 2), then 2 additions: three roundings
+    # of <= eps32/2 each, relative error <= 1.5 eps32 ~ 1.8e-7
+    rtol = by_precision(1e-12, 1.5 * 2.0**-23)
+    return ClaimResult.close(m.logodds[10, 8, 8], 1.75 * math.log(7 / 3), rtol=rtol,
                              details=f"p = {p:.5f}; colour error vs sum r_i c_i / sum r_i: {col_err:.1e}")
 
 

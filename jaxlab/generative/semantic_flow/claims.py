@@ -28,6 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.core import ClaimResult, claim
+from jaxlab.core.verification import by_precision
 from jaxlab.generative import semantic_flow as sf
 from jaxlab.generative.flow_agent import flow_matching as fm
 from jaxlab.generative.semantic_flow import rectified_flow as rf
@@ -87,7 +88,8 @@ def rf_and_cfm_conventions_agree() -> ClaimResult:
 @claim(area=_AREA, paper=SD3, quick=True)
 def joint_attention_identities() -> ClaimResult:
     """F1.4: joint attention with Nc = 0 equals self-attention, and permuting tokens within each stream permutes
-    the outputs (measured = the larger of the two max deviations, <= 1e-10 in float64)."""
+    the outputs (measured = the larger of the two max deviations, <= 1e-10 in float64, <= 12 eps32 max|v| in
+    float32)."""
     ks = jax.random.split(jax.random.key(1), 6)
     qc, kc, vc = (jax.random.normal(k, (3, 2, 8)) for k in ks[:3])
     qx, kx, vx = (jax.random.normal(k, (7, 2, 8)) for k in ks[3:])
@@ -100,7 +102,12 @@ def joint_attention_identities() -> ClaimResult:
     pc, px = jnp.array([2, 0, 1]), jax.random.permutation(jax.random.key(2), 7)
     oc2, ox2, _ = rf.joint_attention(qc[pc], kc[pc], vc[pc], qx[px], kx[px], vx[px])
     d2 = max(float(jnp.max(jnp.abs(oc2 - oc[pc]))), float(jnp.max(jnp.abs(ox2 - ox[px]))))
-    return ClaimResult.at_most(max(d1, d2), 1e-10, details=f"Nc=0: {d1:.2e}, permutation: {d2:.2e}")
+    # float32: each output is a convex combination of value rows; the two sides order the ≤ 10 keys differently, so
+    # they differ by the softmax's rounding (scores |s| ≲ 3 here: ≤ |s| + 3 ≈ 6 roundings of exp and normalisation)
+    # and the weighted sum's (⌈log2 10⌉ = 4 levels + 1): ≤ 12 eps32 times max |v|
+    vmax = float(max(jnp.max(jnp.abs(vc)), jnp.max(jnp.abs(vx))))
+    return ClaimResult.at_most(max(d1, d2), by_precision(1e-10, 12 * 2.0**-23 * vmax),
+                               details=f"Nc=0: {d1:.2e}, permutation: {d2:.2e}")
 
 
 @functools.cache

@@ -269,9 +269,8 @@ def _linprog():
 
 
 def _check_p(p: Any, K: int | None = None, name: str = "p") -> np.ndarray:
-    p = as_array(p, name, kind="float", ndim=1, shape=None if K is None else (K,))
-    p = check_simplex(p, name)
-    return np.asarray(p, dtype=float)
+    check_simplex(as_array(p, name, kind="float", ndim=1, shape=None if K is None else (K,)), name)
+    return np.asarray(p, dtype=float)  # the caller's values: the LP runs in float64, whatever JAX's default float
 
 
 def bayes_set(p: Any, c: float) -> set[int]:
@@ -433,8 +432,8 @@ def calibration_report(name: str, K: int, c: float, ps: Any, *, key: Any = None,
       (0, True)
     """
     sur = surrogate(name, K, c, **kw)  # validates name, K, c and the link parameters
-    ps = as_array(ps, "ps", kind="float", ndim=2, shape=(None, sur.K))
-    ps = check_simplex(ps, "ps")
+    check_simplex(as_array(ps, "ps", kind="float", ndim=2, shape=(None, sur.K)), "ps")
+    # the LPs run in float64 (HiGHS): keep the caller's values, not their conversion to JAX's default float
     ps = np.asarray(ps, dtype=float)
     if name == "ce":
         return _smooth_report(sur, ps, jax.random.key(0) if key is None else key, num_steps, restarts)
@@ -554,8 +553,8 @@ def cwr2d_lattice_report(K: int, c: float, ps: Any, *, a: float | None = None,
     if theta != 0.25:
         raise ValueError(f"theta must be 0.25 for the lattice check (the cell boundaries must lie on (Z/4)^2), "
                          f"got {theta!r}")
-    ps = np.asarray(as_array(ps, "ps", kind="float", ndim=2, shape=(None, K)), dtype=float)
-    ps = check_simplex(ps, "ps")
+    check_simplex(as_array(ps, "ps", kind="float", ndim=2, shape=(None, K)), "ps")
+    ps = np.asarray(ps, dtype=float)  # the caller's values (Bayes sets, gaps), not their float32 rounding
     a_val = c / (1 - 2 * c) if a is None else float(a)
     risk, u_star, cell_min = (np.asarray(x) for x in _lattice_solve(jnp.asarray(ps), c, a_val, theta, K))
     return _report(sur, ps, u_star, risk, _cell_gaps(ps, c, K, risk, cell_min))

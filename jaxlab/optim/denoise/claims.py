@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.core import ClaimResult, claim
+from jaxlab.core.verification import by_precision
 from jaxlab.optim.denoise.denoisers import Denoiser, disk, ema, harmonic, igt, track, two_point
 from jaxlab.optim.denoise.mle import quadratic_mle
 from jaxlab.optim.denoise.papers import DENOISE, DISK
@@ -36,14 +37,25 @@ def grad_cubic(x):
 
 
 def trajectory(seed: int = 0, num_steps: int = T, d: int = D) -> jax.Array:
-    """Cumulative sum of 0.1 N(0, I) steps, shape (num_steps, d), float64."""
+    """Cumulative sum of 0.1 N(0, I) steps, shape (num_steps, d), in the default float dtype."""
     steps = 0.1 * np.random.default_rng(seed).standard_normal((num_steps, d))
-    return jnp.asarray(np.cumsum(steps, axis=0), dtype=jnp.float64)
+    return jnp.asarray(np.cumsum(steps, axis=0), dtype=jnp.result_type(float))
 
 
 def max_error(denoiser: Denoiser, grad_fn=grad_quadratic, seed: int = 0) -> float:
     """max_t ||m_t - grad f(x_t)|| along the trajectory, noise-free."""
     return float(jnp.sqrt(jnp.max(track(grad_fn, trajectory(seed), denoiser).error2)))
+
+
+def exactness_bound(grad_fn, float64_bound: float) -> float:
+    """The claim's bound on a noise-free recursion's error: ``float64_bound`` in float64; in float32 the rounding
+    allowance (T + 1)/2 * 3 eps32 G, G = max_t ||grad f(x_t)||.
+
+    Each step rounds the O(G) state (a few operations, <= 3 eps32 G); with alpha_t = 1/t the state averages its past
+    errors with weights s/t, so they add up to at most (T + 1)/2 times one step's (a constant alpha, or DiSK's
+    contraction, adds up less)."""
+    G = float(jnp.max(jnp.linalg.norm(jax.vmap(grad_fn)(trajectory()), axis=1)))
+    return by_precision(float64_bound, (T + 1) / 2 * 3 * 2.0**-23 * G)
 
 
 def mc_error(denoiser: Denoiser, mode: str, reps: int, *, seed: int = 1, last: int = 1) -> float:
@@ -67,7 +79,7 @@ def quadratic_exactness_of_igt_disk_two_point() -> ClaimResult:
     """Noise-free, alpha_t = 1/t (DiSK: kappa = 0.4, gamma = 0.3): E1, E2, E3 return grad f_q(x_t) exactly,
     max over t and methods of ||m_t - grad f(x_t)|| <= 1e-12."""
     errs = [max_error(igt(harmonic())), max_error(disk(0.4, 0.3)), max_error(two_point(harmonic()))]
-    return ClaimResult.at_most(max(errs), 1e-12, details=f"IGT/DiSK/two-point: {errs}")
+    return ClaimResult.at_most(max(errs), exactness_bound(grad_quadratic, 1e-12), details=f"IGT/DiSK/two-point: {errs}")
 
 
 @claim(area="denoise", paper=DENOISE)
@@ -117,7 +129,7 @@ def disk_stationary_error_oracle_mode() -> ClaimResult:
 def two_point_is_exact_on_cubics() -> ClaimResult:
     """Noise-free cubic f_c: E3 error <= 1e-10 for alpha_t = 1/t and for alpha = 0.3."""
     errs = [max_error(two_point(harmonic()), grad_cubic), max_error(two_point(0.3), grad_cubic)]
-    return ClaimResult.at_most(max(errs), 1e-10, details=f"alpha=1/t, 0.3: {errs}")
+    return ClaimResult.at_most(max(errs), exactness_bound(grad_cubic, 1e-10), details=f"alpha=1/t, 0.3: {errs}")
 
 
 @claim(area="denoise", paper=DENOISE)
@@ -131,7 +143,7 @@ def one_point_estimators_are_not_exact_on_cubics() -> ClaimResult:
 def mle_1d_errors(reps: int, seed: int = 6) -> jax.Array:
     """Errors of the plug-in MLE of grad f(x_10) from observations at x_s = s, s = 1..10, sigma = 1
     (f(x) = 1.5 x^2/2 - 2 x)."""
-    xs = jnp.arange(1.0, 11.0, dtype=jnp.float64)[:, None]
+    xs = jnp.arange(1.0, 11.0)[:, None]
     noise = jnp.asarray(np.random.default_rng(seed).standard_normal((reps, 10, 1)))
 
     def one(w):
@@ -162,4 +174,8 @@ def quadratic_mle_recovers_h_and_b() -> ClaimResult:
     for sym in (False, True):
         Hh, bh = quadratic_mle(jnp.asarray(xs), jnp.asarray(gs), symmetric=sym)
         err = max(err, float(jnp.max(jnp.abs(Hh - H))), float(jnp.max(jnp.abs(bh - b))))
-    return ClaimResult.at_most(err, 1e-10)
+    # float32: H solves the normal equations S H' = C' (S = the centred scatter of t = 20 points, formed with
+    # relative error <= t eps32, condition number kappa(S) = cond(centred xs)^2 ~ 6.5 here): |error| <= kappa(S) t
+    # eps32 max|H| ~ 1.4e-4
+    kappa = float(np.linalg.cond(xs - xs.mean(0)) ** 2)
+    return ClaimResult.at_most(err, by_precision(1e-10, kappa * 20 * 2.0**-23 * float(np.max(np.abs(H)))))
