@@ -9,8 +9,10 @@ Value checks (finite, positive, in range, on the simplex, symmetric, PSD) return
 
 - on a concrete input they raise ``ValueError`` at once, evaluating the predicate where the array lives (only
   the verdict, one boolean, reaches the host);
-- on a traced input they return the input wrapped in :func:`equinox.error_if`, which raises the same message at
-  run time (a ``RuntimeError`` from the compiled program) and never copies the array to the host.
+- on a traced input they return the input tied to a run-time check (:func:`error_if`, built on
+  :func:`equinox.error_if`), which raises the same message at run time (a ``RuntimeError`` from the compiled
+  program); only a reduced verdict passes through the check, so the array is neither copied to the host nor
+  copied on the device.
 
 The returned value must be used, or the traced check is dropped with the unused value::
 
@@ -20,6 +22,7 @@ The returned value must be used, or the traced check is dropped with the unused 
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -206,8 +209,12 @@ def check_finite(x: Any, name: str) -> Any:
       ValueError: ``x`` is concrete and has a NaN or infinite entry (under ``jit``: a run-time error with the
         same message).
     """
-    return _check(x, lambda a, xp: ~xp.isfinite(a), f"{name} must be finite, got non-finite entries in "
+    return _check(x, _not_finite, f"{name} must be finite, got non-finite entries in "
                   f"{_describe(x if hasattr(x, 'shape') else np.asarray(x))}")
+
+
+def _not_finite(a, xp):
+    return ~xp.isfinite(a)
 
 
 def _check(x: Any, bad, msg: str) -> Any:
@@ -216,6 +223,13 @@ def _check(x: Any, bad, msg: str) -> Any:
         if _any_concrete(bad, x):
             raise ValueError(msg)
         return x
+    if bad is _not_finite:  # a module-level predicate: one cached program (one dispatch under an eager vmap)
+        return _check_jit(x, bad, msg)
+    return error_if(x, jnp.any(bad(x, jnp)), msg)
+
+
+@functools.partial(jax.jit, static_argnums=(1, 2))
+def _check_jit(x: Any, bad, msg: str) -> Any:
     return error_if(x, jnp.any(bad(x, jnp)), msg)
 
 
@@ -459,12 +473,18 @@ def check_quadrature(nodes: Any, weights: Any, d: int, *, name: str = "quadratur
 def error_if(x: Any, pred: Any, msg: str) -> Any:
     """Return ``x``, raising ``msg`` at run time (also under ``jit``) where ``pred`` is true.
 
-    A thin wrapper on :func:`equinox.error_if`, kept in one place so that every area uses the same runtime
-    check. Use it only for cheap predicates.
+    Built on :func:`equinox.error_if` and kept in one place so that every area uses the same runtime check. The
+    check guards a scalar token rather than ``x`` itself: :func:`equinox.error_if` on ``x`` routes the whole
+    array through the check's ``lax.cond``, which XLA materialises, and on a large input of a hot jitted call (a
+    (4096, 4096) score matrix, say) that copy costs about as much as the work. Each leaf of ``x`` comes back as
+    ``select(token == 1, leaf, fill)``: bitwise ``leaf`` (dtype and weak type kept), fused into its consumers,
+    and still tied to the check. ``fill`` is what ``EQX_ON_ERROR=nan`` returns for the dtype (NaN, the integer
+    maximum, ``True``); the token becomes NaN in that mode, so that mode behaves as :func:`equinox.error_if` does.
+    Use it only for cheap predicates.
 
     Args:
       x: array or pytree of arrays the check is attached to.
-      pred: boolean array (broadcastable per :func:`equinox.error_if`); the error fires if any entry is true.
+      pred: boolean array of any shape; the error fires if any entry is true.
       msg: the error message; it names the argument and what was expected.
 
     Returns:
@@ -474,4 +494,19 @@ def error_if(x: Any, pred: Any, msg: str) -> Any:
       RuntimeError: (equinox's ``EquinoxRuntimeError``) when the computation using the result runs and ``pred``
         has a true entry; on concrete inputs this happens at once.
     """
-    return eqx.error_if(x, pred, msg)
+    return _tie(x, jnp.any(pred), msg)
+
+
+@functools.partial(jax.jit, static_argnums=2)
+def _tie(x: Any, flag: jax.Array, msg: str) -> Any:
+    """The body of :func:`error_if`, one cached program (one dispatch where it runs op by op, under an eager
+    ``vmap``; inlined under ``jit``)."""
+    ok = eqx.error_if(jnp.ones((), jnp.float32), flag, msg) == 1
+
+    def tie(leaf):
+        dt = leaf.dtype
+        fill = (np.nan if jnp.issubdtype(dt, jnp.inexact) else
+                np.iinfo(dt).max if jnp.issubdtype(dt, jnp.integer) else True)
+        return jax.lax.select(jnp.broadcast_to(ok, leaf.shape), leaf, jax.lax.full_like(leaf, fill))
+
+    return jax.tree_util.tree_map(tie, x)

@@ -88,6 +88,43 @@ def test_error_if_survives_jit():
         f(-1.0).block_until_ready()
 
 
+def _cond_shapes(jaxpr) -> list[tuple]:
+    """Shapes of every operand and result of every ``cond`` in ``jaxpr`` (nested jaxprs included)."""
+    shapes = []
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "cond":
+            shapes += [tuple(a.aval.shape) for a in (*eqn.invars, *eqn.outvars)]
+        for p in eqn.params.values():
+            for j in (p if isinstance(p, (tuple, list)) else (p,)):
+                inner = getattr(j, "jaxpr", None)
+                if inner is not None and hasattr(inner, "eqns"):
+                    shapes += _cond_shapes(inner)
+    return shapes
+
+
+def test_a_traced_check_does_not_route_the_array_through_its_branch():
+    # equinox.error_if(x, ...) passes x through a lax.cond, which XLA materialises (a copy of a large input
+    # on every call); the check must guard a scalar and leave x to fuse into its consumers
+    x = jnp.ones((64, 48))
+    for check in (lambda a: v.check_finite(a, "x"), lambda a: v.check_psd(a[:48], "C"),
+                  lambda a: v.error_if({"a": a, "b": 2 * a}, a < 0, "a must be >= 0")):
+        shapes = _cond_shapes(jax.make_jaxpr(check)(x).jaxpr)
+        assert shapes, "no run-time check was staged"
+        assert all(int(np.prod(s)) <= 1 for s in shapes), shapes
+
+
+@pytest.mark.parametrize("x", [jnp.array([1.5, -0.0, 3.0]), jnp.array([1, -2], jnp.int32),
+                               jnp.array([True, False]), jnp.array([1 - 2j, -0.0 + 0j]),
+                               jnp.array([1.0, -0.0], jnp.bfloat16)])
+def test_a_traced_check_returns_its_input_bitwise(x):
+    y = jax.jit(lambda a: v.check_finite(a, "x") if a.dtype != bool else v.error_if(a, ~a.any(), "a"))(x)
+    assert y.dtype == x.dtype
+    np.testing.assert_array_equal(np.asarray(y).view(np.uint8), np.asarray(x).view(np.uint8))
+    assert jax.make_jaxpr(lambda t: v.check_finite(t, "t"))(1.0).jaxpr.outvars[0].aval.weak_type
+    g = jax.grad(lambda t: jnp.sum(jnp.sin(v.check_finite(t, "t"))))(jnp.arange(3.0))
+    np.testing.assert_array_equal(g, jnp.cos(jnp.arange(3.0)))
+
+
 @pytest.mark.parametrize(
     ("check", "good", "bad", "match"),
     [

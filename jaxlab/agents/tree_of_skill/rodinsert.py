@@ -23,7 +23,6 @@ from __future__ import annotations
 import functools
 from typing import Any, NamedTuple
 
-import equinox as eqx
 import jax
 import jax.numpy as jnp
 
@@ -112,8 +111,7 @@ def move_gripper(p: jax.Array, action: Any, step_size: float, *, debug: bool = F
     action = jnp.asarray(action)
     check_shape(action, "action", (ACTION_DIM,))
     if debug:
-        check_finite(action, "action")
-        action = eqx.error_if(action, ~jnp.all(jnp.isfinite(action)), "action must be finite")
+        action = check_finite(action, "action")
     u = action.astype(p.dtype)
     return jnp.clip(p + step_size * jnp.clip(u[:2], -1.0, 1.0), -1.0, 1.0), u[2] > 0
 
