@@ -484,7 +484,9 @@ def beta_for_kl(log_pi0: Float[Array, " V"], r: Float[Array, " V"], eps, *, lo: 
                              f"-ln pi0(argmax r)), got eps = {eps_value:.6g}")
     else:
         kmax = _kl_max(log_pi0, r)
-        eps = error_if(error_if(eps, kmax <= 0.0, constant), eps >= kmax, unreachable)
+        # exclusive conditions: run-time checks need not run in the order written, and a constant r makes
+        # every eps unreachable too; its message is the one that names the cause
+        eps = error_if(error_if(eps, kmax <= 0.0, constant), (kmax > 0.0) & (eps >= kmax), unreachable)
     return _bisect_log_beta(log_pi0, r, eps.astype(r.dtype), lo, hi, iters)
 
 
