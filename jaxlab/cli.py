@@ -1,15 +1,17 @@
 """The ``jaxlab`` command: ``list``, ``verify``, ``bench`` and ``cite``.
 
-``jaxlab list`` prints the areas with their claims; ``jaxlab list --algorithms`` the registered iterative
-methods (:func:`jaxlab.core.algorithms`).
+``jaxlab list`` prints the areas with their claims; ``jaxlab list --algorithms`` the registered iterative methods
+(:func:`jaxlab.core.algorithms`).
 
-``jaxlab verify [AREA ...] [--quick] [--json PATH] [--dtype float32]`` runs the registered claims of the areas
-(all when none is named) in float64, or in float32 with each claim's float32 tolerance (claims that need float64
-are skipped with their reason), and exits 1 if any fails; its progress goes to stderr, as a redrawn bar on a terminal
-and as one line per claim otherwise (logs, pipes, CI). ``jaxlab bench [AREA ...]`` runs ``bench/<area>.py``
-from a source checkout and stores its JSON lines in ``bench/results/<area>.json`` (``jaxlab bench --help``
-lists them). ``jaxlab cite NAME`` prints the BibTeX of a paper key, a BibTeX key, an area, a function or a
-module. ``jaxlab --version`` prints the installed version.
+``jaxlab verify [AREA ...] [--quick] [--json PATH] [--dtype float32] [--jobs N]`` runs the registered claims of the
+areas (all when none is named) in float64, or in float32 with each claim's float32 tolerance (claims that need
+float64 are skipped with their reason), and exits 1 if any fails; its progress goes to stderr, as a redrawn bar on a
+terminal and as one line per claim otherwise (logs, pipes, CI). On the CPU it runs the claims in one worker process
+per core (``--jobs``), and it keeps compiled programs in JAX's persistent compilation cache
+(:mod:`jaxlab.core.cache`: ``$JAXLAB_CACHE_DIR``, ``off`` to disable), so a second run skips most compilation.
+``jaxlab bench [AREA ...]`` runs ``bench/<area>.py`` from a source checkout and stores its JSON lines in
+``bench/results/<area>.json`` (``jaxlab bench --help`` lists them). ``jaxlab cite NAME`` prints the BibTeX of a
+paper key, a BibTeX key, an area, a function or a module. ``jaxlab --version`` prints the installed version.
 """
 
 from __future__ import annotations
@@ -99,10 +101,51 @@ def _list_algorithms() -> int:
     return 0
 
 
+def _default_jobs() -> int:
+    """Worker processes for ``jaxlab verify``: one per core (at most 4, for memory) on the CPU backend; one on an
+    accelerator, whose memory each process would otherwise claim for itself."""
+    import jax
+
+    if jax.default_backend() != "cpu":
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(4, cores))
+
+
+def _load_seconds(path: Path | None) -> dict[str, float]:
+    try:
+        data = json.loads(path.read_text()) if path is not None else {}
+    except (OSError, ValueError):
+        return {}
+    return {k: float(v) for k, v in data.items() if isinstance(v, (int, float))} if isinstance(data, dict) else {}
+
+
+def _save_seconds(path: Path | None, seconds: dict[str, float], outcomes) -> None:
+    if path is None:
+        return
+    merged = dict(seconds)
+    merged.update({f"{o.area}:{o.claim}": round(o.seconds, 3) for o in outcomes if o.skipped is None})
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(merged, indent=0, sort_keys=True))
+        tmp.replace(path)
+    except OSError:
+        pass  # a read-only cache folder only costs the next run its schedule
+
+
 def cmd_verify(args) -> int:
+    if args.jobs is not None and args.jobs < 1:
+        print(f"--jobs must be a positive integer, got {args.jobs}", file=sys.stderr)
+        return 2
     _enable_x64(args.dtype == "float64")
+    from jaxlab.core.cache import cache_dir, enable_compilation_cache
     from jaxlab.core.loop import is_terminal  # the progress meter's terminal test, shared
-    from jaxlab.core.verification import discover_areas, load_area, run_claims
+    from jaxlab.core.verification import discover_areas, load_area, run_claims, run_claims_parallel
+
+    # before anything compiles, for this process, its workers and the subprocesses claims start; None when off
+    xla_cache = enable_compilation_cache(children=True)
+    timings = None if cache_dir() is None else cache_dir() / f"verify-seconds-{args.dtype}.json"
 
     known = discover_areas()
     areas = args.areas or list(known)
@@ -132,7 +175,13 @@ def cmd_verify(args) -> int:
         print(f"\r[{bar:<24}] {i}/{total} {o.area}:{o.claim} {verdict} ({o.seconds:.1f}s)\033[K",
               end="\n" if (i == total or _verdict(o) == "FAIL") else "", file=sys.stderr, flush=True)
 
-    outcomes = run_claims(claims, on_done=progress)
+    jobs = args.jobs or _default_jobs()
+    seconds = _load_seconds(timings)
+    if jobs == 1:
+        outcomes = run_claims(claims, on_done=progress)
+    else:
+        outcomes = run_claims_parallel(claims, jobs=jobs, on_done=progress, seconds=seconds, cache=xla_cache)
+    _save_seconds(timings, seconds, outcomes)
     wa = max(4, *(len(o.area) for o in outcomes))
     wc = max(5, *(len(o.claim) for o in outcomes))
     header = f"{'area':<{wa}}  {'claim':<{wc}}  {'measured':>11}  {'expected':>12}  {'tolerance':>10}  result  seconds"
@@ -154,7 +203,7 @@ def cmd_verify(args) -> int:
         if o.error:
             print(f"\n{o.area}:{o.claim} raised:\n{o.error}", file=sys.stderr)
     print(f"\n{n_pass} passed, {n_fail} failed, {n_skip} skipped in {time.perf_counter() - t_start:.1f} s "
-          f"({args.dtype})")
+          f"({args.dtype}; {jobs} process{'es' if jobs > 1 else ''}; compilation cache: {xla_cache or 'off'})")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps([o.as_dict() for o in outcomes], indent=2))
@@ -239,6 +288,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--dtype", choices=("float64", "float32"), default="float64",
                    help="precision the claims run in (default float64); in float32 each claim uses its float32 "
                         "tolerance, and claims that need float64 are skipped with their reason")
+    v.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                   help="worker processes (default: one per core, at most 4, on the CPU; 1 on an accelerator); "
+                        "1 runs the claims in this process")
     v.set_defaults(fn=cmd_verify)
     b = sub.add_parser("bench", help="run bench/<area>.py from a source checkout", epilog=_bench_epilog(),
                        formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -1,8 +1,10 @@
 """Shared machinery: the iteration protocol (:class:`Algorithm`, :func:`run`, :func:`algorithms`), the trainer
-(``jaxlab.core.train``), validation, multi-device sharding, citations, claims, keyword deprecation, types, and
-``jaxlab.core.random`` (bit-for-bit ``jax.random`` draws, fused on CPU)."""
+(``jaxlab.core.train``), validation, multi-device sharding, citations, claims, JAX's persistent compilation
+cache (``jaxlab.core.cache``), keyword deprecation, types, and ``jaxlab.core.random`` (bit-for-bit ``jax.random``
+draws, fused on CPU)."""
 
 from jaxlab.core.algorithm import Algorithm, AlgorithmSpec, algorithms, register_algorithm
+from jaxlab.core.cache import enable_compilation_cache
 from jaxlab.core.citations import cite, cites, register_paper
 from jaxlab.core.deprecation import renamed_kwargs
 from jaxlab.core.loop import RunTrace, progress_meter, run
@@ -51,6 +53,7 @@ __all__ = [
     "cite",
     "cites",
     "claim",
+    "enable_compilation_cache",
     "error_if",
     "lapack_threads",
     "make_train_step",

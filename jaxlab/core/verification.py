@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 import time
 import traceback
 from collections.abc import Callable
@@ -41,6 +42,7 @@ __all__ = [
     "precision",
     "registered",
     "run_claims",
+    "run_claims_parallel",
 ]
 
 
@@ -274,3 +276,159 @@ def run_claims(claims: list[Claim], *, on_done: Callable[[Outcome], None] | None
         if on_done is not None:
             on_done(o)
     return outcomes
+
+
+def _plan(claims: list[Claim], jobs: int, seconds: dict[str, float]) -> list[list[Claim]]:
+    """Work units for ``jobs`` workers, longest first: an area's claims stay together (its programs compile once),
+    unless its estimated time exceeds a quarter of one worker's share, in which case it is cut into pieces of at
+    most that size. ``seconds`` maps ``"area:claim"`` to a previous run's time (unknown claims count as the median).
+    """
+    known = sorted(seconds.values())
+    typical = known[len(known) // 2] if known else 1.0
+    est = {id(c): seconds.get(f"{c.area}:{c.name}", typical) for c in claims}
+    cap = max(sum(est.values()) / (4 * jobs), typical)
+    by_area: dict[str, list[Claim]] = {}
+    for c in claims:
+        by_area.setdefault(c.area, []).append(c)
+    units: list[list[Claim]] = []
+    for group in by_area.values():
+        piece: list[Claim] = []
+        for c in sorted(group, key=lambda c: -est[id(c)]):
+            if piece and sum(est[id(x)] for x in piece) + est[id(c)] > cap:
+                units.append(piece)
+                piece = []
+            piece.append(c)
+        units.append(piece)
+    return sorted(units, key=lambda u: -sum(est[id(c)] for c in u))
+
+
+def _worker(x64: bool, cache: str | None, conn: Any) -> None:
+    """A ``jaxlab verify`` worker process: asks for a unit, runs its claims, reports each outcome, until told to
+    stop (``None``). Every message goes straight into the pipe, so nothing is lost if a claim kills the process."""
+    import gc
+
+    os.environ["JAX_ENABLE_X64"] = "1" if x64 else "0"
+    import jax
+
+    jax.config.update("jax_enable_x64", x64)
+    if cache is not None:
+        from jaxlab.core.cache import enable_compilation_cache
+
+        enable_compilation_cache(cache)
+    conn.send(("ready", None))
+    while (names := conn.recv()) is not None:
+        try:
+            claims = []
+            for module, area, name in names:
+                importlib.import_module(module)
+                claims += [c for c in registered(area) if c.name == name]
+        except Exception as exc:  # a module that cannot be imported fails its unit with the traceback
+            conn.send(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}"))
+            claims = []
+        run_claims(claims, on_done=lambda o: conn.send(("outcome", o)))
+        jax.clear_caches()  # the next unit's programs differ: keep the worker's memory flat
+        gc.collect()
+        conn.send(("ready", None))
+
+
+def run_claims_parallel(claims: list[Claim], *, jobs: int, on_done: Callable[[Outcome], None] | None = None,
+                        seconds: dict[str, float] | None = None, cache: str | os.PathLike | None = None,
+                        ) -> list[Outcome]:
+    """Run claims in ``jobs`` worker processes, in the current :func:`precision`, with the results of
+    :func:`run_claims` (in the order of ``claims``).
+
+    Each worker is a fresh Python process (``spawn``, with this process's ``sys.path``) that imports only the
+    modules that define its claims. Work goes out in units, longest first by ``seconds`` (a previous run's times,
+    ``"area:claim" -> s``), each unit an area or a piece of a long one, to whichever worker is free; a worker
+    clears JAX's caches between units, so memory stays that of one area per worker. A worker that dies (a crash,
+    the out-of-memory killer) fails the claims of its unit that it had not reported, with its exit code, and a new
+    worker takes its place.
+
+    Args:
+      claims: the claims to run.
+      jobs: int >= 1, the number of worker processes (at most one per unit is started).
+      on_done: called in this process with each :class:`Outcome` as it arrives (completion order).
+      seconds: previous times for the schedule; ``None`` keeps the order of ``claims``.
+      cache: directory of JAX's persistent compilation cache for the workers; ``None``: none.
+
+    Returns:
+      One :class:`Outcome` per claim, in the order of ``claims``.
+
+    Raises:
+      ValueError: if ``jobs`` is not a positive integer.
+    """
+    import multiprocessing as mp
+    from multiprocessing.connection import wait
+
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+    dtype = precision()
+    units = _plan(claims, jobs, dict(seconds or {}))
+    todo = list(range(len(units)))[::-1]  # a stack: the next unit is todo.pop()
+    pending = {uid: {(c.area, c.name) for c in unit} for uid, unit in enumerate(units)}
+    got: dict[tuple[str, str], Outcome] = {}
+    ctx = mp.get_context("spawn")
+    x64, cache_arg = dtype == "float64", None if cache is None else str(cache)
+    workers: dict[Any, tuple[Any, Any]] = {}  # parent's end of the pipe -> (process, unit or None)
+
+    def start() -> None:
+        mine, theirs = ctx.Pipe()
+        p = ctx.Process(target=_worker, args=(x64, cache_arg, theirs), daemon=True)
+        p.start()
+        theirs.close()
+        workers[mine] = (p, None)
+
+    def record(o: Outcome) -> None:
+        got[(o.area, o.claim)] = o
+        if on_done is not None:
+            on_done(o)
+
+    def fail(uid: int, error: str) -> None:
+        for c in units[uid]:
+            if (c.area, c.name) in pending[uid]:
+                record(Outcome(c.area, c.name, c.paper, None, None, None, False, 0.0, error=error, dtype=dtype))
+        pending[uid].clear()
+
+    for _ in range(min(jobs, len(units))):
+        start()
+    try:
+        while any(pending.values()):
+            for conn in wait(list(workers)):
+                p, uid = workers[conn]
+                try:
+                    kind, payload = conn.recv()
+                except (EOFError, OSError):  # the worker died: fail what it had not reported, replace it
+                    p.join()
+                    del workers[conn]
+                    conn.close()
+                    if uid is not None:
+                        fail(uid, f"the worker process running it exited (exit code {p.exitcode})")
+                    if todo:
+                        start()
+                    elif not workers:
+                        for u in pending:
+                            fail(u, "no worker process was left to run it")
+                    continue
+                if kind == "outcome":
+                    pending[uid].discard((payload.area, payload.claim))
+                    record(payload)
+                elif kind == "error":
+                    fail(uid, payload)
+                elif kind == "ready":
+                    if uid is not None:
+                        fail(uid, "its unit ended without reporting it")
+                    nxt = todo.pop() if todo else None
+                    conn.send(None if nxt is None else [(c.fn.__module__, c.area, c.name) for c in units[nxt]])
+                    workers[conn] = (p, nxt)
+    finally:
+        for conn, (p, _) in workers.items():
+            try:
+                conn.send(None)
+            except OSError:
+                pass
+            p.join(timeout=10)
+            if p.is_alive():
+                p.terminate()
+                p.join(timeout=5)
+            conn.close()
+    return [got[(c.area, c.name)] for c in claims]

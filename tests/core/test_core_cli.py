@@ -1,6 +1,7 @@
 import importlib.util
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,12 @@ from jaxlab import cli
 from jaxlab.core import algorithms, progress_meter
 from jaxlab.core import verification as C
 from jaxlab.core.citations import cite, cites, papers_of, register_paper
+
+
+@pytest.fixture(autouse=True)
+def _no_user_cache(monkeypatch):
+    """``jaxlab verify`` run from these tests writes no compilation cache or timings into the user's folder."""
+    monkeypatch.setenv("JAXLAB_CACHE_DIR", "off")
 
 
 def test_claim_result_helpers():
@@ -84,7 +91,7 @@ def test_verify_json_and_exit_code(tmp_path, monkeypatch):
 
     monkeypatch.setattr(C, "discover_areas", lambda: {"_cli": "jaxlab.core.verification"})
     path = tmp_path / "out.json"
-    assert cli.main(["verify", "_cli", "--json", str(path)]) == 0
+    assert cli.main(["verify", "_cli", "--jobs", "1", "--json", str(path)]) == 0
     rows = json.loads(path.read_text())
     assert rows[0]["claim"] == "passes" and rows[0]["passed"] is True
 
@@ -92,7 +99,42 @@ def test_verify_json_and_exit_code(tmp_path, monkeypatch):
     def fails():
         return C.ClaimResult.at_most(2.0, 1.0)
 
-    assert cli.main(["verify", "_cli"]) == 1
+    assert cli.main(["verify", "_cli", "--jobs", "1"]) == 1
+    assert cli.main(["verify", "_cli", "--jobs", "0"]) == 2
+
+
+def test_parallel_verify_matches_serial_and_survives_a_dead_worker(monkeypatch):
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))  # the spawned workers import the fixture by name
+    fixture = importlib.import_module("verify_fixture_claims")
+    claims = C.registered(fixture.AREA)
+    seen = []
+    out = C.run_claims_parallel(claims, jobs=2, on_done=seen.append)
+    assert [o.claim for o in out] == [c.name for c in claims]  # the order of the claims, not of completion
+    assert sorted(o.claim for o in seen) == sorted(c.name for c in claims)  # each reported once, as it arrived
+    by = {o.claim: o for o in out}
+    assert by["passes"].passed and not by["fails"].passed and by["runs_after_the_crash"].passed
+    assert by["fails"].error is None and "boom in a worker" in by["raises"].error
+    assert not by["kills_its_worker"].passed and "exit code 3" in by["kills_its_worker"].error
+    for name in ("passes", "fails", "runs_after_the_crash"):  # in another process, in this process's precision
+        assert f"pid={os.getpid()} " not in by[name].details
+        assert f"precision={C.precision()}" in by[name].details
+    with pytest.raises(ValueError, match="jobs"):
+        C.run_claims_parallel(claims, jobs=0)
+
+
+def test_verify_plan_keeps_areas_together_and_runs_the_longest_first():
+    def mk(area, name):
+        return C.Claim(area, name, "p", True, lambda: None)
+
+    claims = [mk("a", f"a{i}") for i in range(3)] + [mk("b", f"b{i}") for i in range(8)] + [mk("c", "c0")]
+    seconds = {"a:a0": 1.0, "a:a1": 1.0, "a:a2": 1.0, "c:c0": 2.0} | {f"b:b{i}": 10.0 for i in range(8)}
+    units = C._plan(claims, 2, seconds)  # total 85 s, 2 workers: pieces of at most 85 / 8 = 10.6 s
+    names = [[c.name for c in u] for u in units]
+    assert sorted(n for u in names for n in u) == sorted(c.name for c in claims)
+    assert names[-2:] == [["a0", "a1", "a2"], ["c0"]]  # short areas stay whole, the longest units go first
+    assert all(len(u) == 1 and u[0].startswith("b") for u in names[:-2])  # the 80 s area is cut
+    # no timings: every claim counts 1, pieces of at most 12 / 4 = 3 claims
+    assert [len(u) for u in C._plan(claims, 1, {})] == [3, 3, 3, 2, 1]
 
 
 def test_python_dash_m_entry_point():
@@ -195,7 +237,7 @@ def test_verify_progress_to_a_non_tty_is_plain_lines(capsys, monkeypatch):
         return C.ClaimResult.at_most(2.0, 1.0)
 
     monkeypatch.setattr(C, "discover_areas", lambda: {"_plain": "jaxlab.core.verification"})
-    assert cli.main(["verify", "_plain"]) == 1
+    assert cli.main(["verify", "_plain", "--jobs", "1"]) == 1
     err = capsys.readouterr().err
     assert "\r" not in err and "\033" not in err
     lines = [ln for ln in err.splitlines() if ln.startswith("[")]
@@ -251,7 +293,7 @@ def test_verify_dtype_float32_runs_claims_in_float32_and_skips_what_needs_float6
 
     monkeypatch.setattr(C, "discover_areas", lambda: {"_f32": "jaxlab.core.verification"})
     path = tmp_path / "f32.json"
-    assert cli.main(["verify", "_f32", "--dtype", "float32", "--json", str(path)]) == 0
+    assert cli.main(["verify", "_f32", "--dtype", "float32", "--json", str(path), "--jobs", "1"]) == 0
     out = capsys.readouterr().out
     rows = {r["claim"]: r for r in json.loads(path.read_text())}
     assert seen == {"float32": "float32"}
@@ -264,7 +306,7 @@ def test_verify_dtype_float32_runs_claims_in_float32_and_skips_what_needs_float6
     assert "tiny_figure: a 1e-10 figure is below float32's resolution" in out
 
     # the default run is float64: both claims run, at their float64 tolerances
-    assert cli.main(["verify", "_f32", "--json", str(path)]) == 0
+    assert cli.main(["verify", "_f32", "--json", str(path), "--jobs", "1"]) == 0
     rows = {r["claim"]: r for r in json.loads(path.read_text())}
     assert seen["float64"] == "float64"
     assert all(r["passed"] and r["dtype"] == "float64" and r["skipped"] is None for r in rows.values())
