@@ -29,7 +29,7 @@ for line in readme.splitlines():
 # usage snippets
 usage = readme.split("## Usage by area", 1)[1].split("\n## ", 1)[0]
 snips = {}
-for m in re.finditer(r"\*\*(\w+)\*\*: (.*?)\n```python\n(.*?)```", usage, re.S):
+for m in re.finditer(r"^### (\w+)\n\n(.*?)\n```python\n(.*?)```", usage, re.S | re.M):
     snips[m.group(1)] = (m.group(2).strip(), m.group(3))
 
 def field(bib, name):
@@ -132,7 +132,9 @@ def page(area, pkg, title_hint):
     out.append("## Worked example\n")
     if area in snips:
         desc, code = snips[area]
-        out.append(f"{desc[:1].upper() + desc[1:]}\n\n```python\nimport jax, jax.numpy as jnp\n{code}```\n")
+        first = code.split("\n", 1)[0]  # README snippets import what they use; older ones relied on this line
+        head = "" if first.startswith("import") and "jax" in first else "import jax, jax.numpy as jnp\n"
+        out.append(f"{desc[:1].upper() + desc[1:]}\n\n```python\n{head}{code}```\n")
     out.append("## API\n")
     out.append(f"Every name in `{pkg}.__all__`.\n")
     out.append(api(pkg))
