@@ -26,13 +26,6 @@ import time
 from pathlib import Path
 
 
-def _enable_x64(on: bool = True) -> None:
-    os.environ["JAX_ENABLE_X64"] = "1" if on else "0"
-    import jax
-
-    jax.config.update("jax_enable_x64", on)
-
-
 def _version() -> str:
     """The installed distribution's version, else ``jaxlab.__version__`` (a source tree on ``sys.path``)."""
     from importlib import metadata
@@ -138,14 +131,22 @@ def cmd_verify(args) -> int:
     if args.jobs is not None and args.jobs < 1:
         print(f"--jobs must be a positive integer, got {args.jobs}", file=sys.stderr)
         return 2
-    _enable_x64(args.dtype == "float64")
+    from jaxlab.core.verification import (
+        discover_areas,
+        load_area,
+        run_claims,
+        run_claims_parallel,
+        set_precision,
+    )
+
+    set_precision(args.dtype)  # before any claim module is imported
     from jaxlab.core.cache import cache_dir, enable_compilation_cache
     from jaxlab.core.loop import is_terminal  # the progress meter's terminal test, shared
-    from jaxlab.core.verification import discover_areas, load_area, run_claims, run_claims_parallel
 
     # before anything compiles, for this process, its workers and the subprocesses claims start; None when off
     xla_cache = enable_compilation_cache(children=True)
-    timings = None if cache_dir() is None else cache_dir() / f"verify-seconds-{args.dtype}.json"
+    root = cache_dir()
+    timings = None if root is None else root / f"verify-seconds-{args.dtype}.json"
 
     known = discover_areas()
     areas = args.areas or list(known)

@@ -79,17 +79,15 @@ def enable_compilation_cache(path: str | os.PathLike | None = None, *, min_compi
       The directory in use, or ``None`` when the cache stays off.
 
     Raises:
-      ValueError: if ``min_compile_seconds`` is negative or not finite, or ``max_bytes`` is not a positive integer.
+      ValueError: if ``min_compile_seconds`` is negative or not finite, or ``max_bytes`` < 1.
+      TypeError: if ``min_compile_seconds`` is not a real number, or ``max_bytes`` is not an integer.
     """
-    import math
-
     import jax
 
-    if not (isinstance(min_compile_seconds, (int, float)) and math.isfinite(min_compile_seconds)
-            and min_compile_seconds >= 0):
-        raise ValueError(f"min_compile_seconds must be a finite number >= 0, got {min_compile_seconds!r}")
-    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes <= 0:
-        raise ValueError(f"max_bytes must be a positive integer, got {max_bytes!r}")
+    from jaxlab.core.validation import check_int, check_positive
+
+    min_compile_seconds = float(check_positive(min_compile_seconds, "min_compile_seconds", strict=False))
+    max_bytes = check_int(max_bytes, "max_bytes", min_value=1)
     if path is None:
         root = cache_dir()
         if root is None:
@@ -102,11 +100,11 @@ def enable_compilation_cache(path: str | os.PathLike | None = None, *, min_compi
         return None
     prune(path, max_bytes)
     jax.config.update("jax_compilation_cache_dir", str(path))
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", float(min_compile_seconds))
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", min_compile_seconds)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
     if children:
         os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(path))
-        os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", str(float(min_compile_seconds)))
+        os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", str(min_compile_seconds))
     return path
 
 

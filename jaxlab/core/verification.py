@@ -43,6 +43,7 @@ __all__ = [
     "registered",
     "run_claims",
     "run_claims_parallel",
+    "set_precision",
 ]
 
 
@@ -55,6 +56,15 @@ def precision() -> str:
     import jax
 
     return "float64" if jax.config.read("jax_enable_x64") else "float32"
+
+
+def set_precision(dtype: str) -> None:
+    """Run claims in ``dtype`` (``"float64"`` or ``"float32"``): JAX's x64 mode, set in this process and, through
+    ``JAX_ENABLE_X64``, in the processes it starts."""
+    import jax
+
+    os.environ["JAX_ENABLE_X64"] = "1" if dtype == "float64" else "0"
+    jax.config.update("jax_enable_x64", dtype == "float64")
 
 
 def by_precision(float64: Any, float32: Any) -> Any:
@@ -302,15 +312,14 @@ def _plan(claims: list[Claim], jobs: int, seconds: dict[str, float]) -> list[lis
     return sorted(units, key=lambda u: -sum(est[id(c)] for c in u))
 
 
-def _worker(x64: bool, cache: str | None, conn: Any) -> None:
+def _worker(dtype: str, cache: str | None, conn: Any) -> None:
     """A ``jaxlab verify`` worker process: asks for a unit, runs its claims, reports each outcome, until told to
     stop (``None``). Every message goes straight into the pipe, so nothing is lost if a claim kills the process."""
     import gc
 
-    os.environ["JAX_ENABLE_X64"] = "1" if x64 else "0"
     import jax
 
-    jax.config.update("jax_enable_x64", x64)
+    set_precision(dtype)
     if cache is not None:
         from jaxlab.core.cache import enable_compilation_cache
 
@@ -342,7 +351,8 @@ def run_claims_parallel(claims: list[Claim], *, jobs: int, on_done: Callable[[Ou
     ``"area:claim" -> s``), each unit an area or a piece of a long one, to whichever worker is free; a worker
     clears JAX's caches between units, so memory stays that of one area per worker. A worker that dies (a crash,
     the out-of-memory killer) fails the claims of its unit that it had not reported, with its exit code, and a new
-    worker takes its place.
+    worker takes its place; a worker that dies outside a unit (at start-up, say) is not replaced, and once none is
+    left the claims not yet started fail with its exit code.
 
     Args:
       claims: the claims to run.
@@ -368,12 +378,12 @@ def run_claims_parallel(claims: list[Claim], *, jobs: int, on_done: Callable[[Ou
     pending = {uid: {(c.area, c.name) for c in unit} for uid, unit in enumerate(units)}
     got: dict[tuple[str, str], Outcome] = {}
     ctx = mp.get_context("spawn")
-    x64, cache_arg = dtype == "float64", None if cache is None else str(cache)
+    cache_arg = None if cache is None else str(cache)
     workers: dict[Any, tuple[Any, Any]] = {}  # parent's end of the pipe -> (process, unit or None)
 
     def start() -> None:
         mine, theirs = ctx.Pipe()
-        p = ctx.Process(target=_worker, args=(x64, cache_arg, theirs), daemon=True)
+        p = ctx.Process(target=_worker, args=(dtype, cache_arg, theirs), daemon=True)
         p.start()
         theirs.close()
         workers[mine] = (p, None)
@@ -397,17 +407,18 @@ def run_claims_parallel(claims: list[Claim], *, jobs: int, on_done: Callable[[Ou
                 p, uid = workers[conn]
                 try:
                     kind, payload = conn.recv()
-                except (EOFError, OSError):  # the worker died: fail what it had not reported, replace it
+                except (EOFError, OSError):  # the worker exited or died
                     p.join()
                     del workers[conn]
                     conn.close()
-                    if uid is not None:
+                    if uid is not None:  # a claim killed it: fail what it had not reported, and replace it
                         fail(uid, f"the worker process running it exited (exit code {p.exitcode})")
-                    if todo:
-                        start()
-                    elif not workers:
-                        for u in pending:
-                            fail(u, "no worker process was left to run it")
+                        if todo:
+                            start()
+                    if not workers:  # workers that die on their own (at start-up, say) are not respawned
+                        for u in todo:
+                            fail(u, f"no worker process was left to run it (the last exited with code {p.exitcode})")
+                        todo.clear()
                     continue
                 if kind == "outcome":
                     pending[uid].discard((payload.area, payload.claim))

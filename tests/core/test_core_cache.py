@@ -26,16 +26,16 @@ def test_cache_dir_follows_the_environment(monkeypatch, tmp_path):
         assert C.cache_dir() == Path.home() / ".cache" / "jaxlab"
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [
-    ({"min_compile_seconds": -1.0}, "min_compile_seconds"),
-    ({"min_compile_seconds": float("nan")}, "min_compile_seconds"),
-    ({"min_compile_seconds": "1"}, "min_compile_seconds"),
-    ({"max_bytes": 0}, "max_bytes"),
-    ({"max_bytes": 1.5e9}, "max_bytes"),
-    ({"max_bytes": True}, "max_bytes"),
+@pytest.mark.parametrize(("kwargs", "error", "match"), [
+    ({"min_compile_seconds": -1.0}, ValueError, "min_compile_seconds"),
+    ({"min_compile_seconds": float("nan")}, ValueError, "min_compile_seconds"),
+    ({"min_compile_seconds": "1"}, TypeError, "min_compile_seconds"),
+    ({"max_bytes": 0}, ValueError, "max_bytes"),
+    ({"max_bytes": 1.5e9}, TypeError, "max_bytes"),
+    ({"max_bytes": True}, TypeError, "max_bytes"),
 ])
-def test_bad_arguments_name_themselves(tmp_path, kwargs, match):
-    with pytest.raises(ValueError, match=match):
+def test_bad_arguments_name_themselves(tmp_path, kwargs, error, match):
+    with pytest.raises(error, match=match):
         C.enable_compilation_cache(tmp_path, **kwargs)
 
 

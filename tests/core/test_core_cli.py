@@ -122,6 +122,14 @@ def test_parallel_verify_matches_serial_and_survives_a_dead_worker(monkeypatch):
         C.run_claims_parallel(claims, jobs=0)
 
 
+def test_parallel_verify_fails_the_claims_when_every_worker_dies_at_start(monkeypatch):
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    fixture = importlib.import_module("verify_fixture_claims")
+    monkeypatch.setattr(C, "_worker", fixture.dies_at_start)  # spawn sends the target by name: the workers die
+    out = C.run_claims_parallel(C.registered(fixture.AREA), jobs=2)  # returns (no endless respawning)
+    assert all(not o.passed and "no worker process was left" in o.error and "code 5" in o.error for o in out)
+
+
 def test_verify_plan_keeps_areas_together_and_runs_the_longest_first():
     def mk(area, name):
         return C.Claim(area, name, "p", True, lambda: None)

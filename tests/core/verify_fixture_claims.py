@@ -30,3 +30,8 @@ def kills_its_worker():
 @C.claim(area=AREA, paper="gretton2012mmd")
 def runs_after_the_crash():
     return C.ClaimResult.at_most(0.0, 1.0, details=f"pid={os.getpid()} precision={C.precision()}")
+
+
+def dies_at_start(dtype, cache, conn):
+    """Stands in for the worker's entry point: a worker process that exits before asking for work."""
+    os._exit(5)
