@@ -33,7 +33,7 @@ from jaxlab.alignment.kl_limits import (
 from jaxlab.alignment.papers import BEIRAMI, MONTEIRO_PAES
 from jaxlab.core import ClaimResult, claim
 from jaxlab.core.quadrature import gauss_hermite
-from jaxlab.core.verification import by_precision
+from jaxlab.core.verification import by_precision, mean_and_se
 
 TITLE = "Limits of KL-regularised alignment: reward–KL frontier, best-of-N, proxy rewards"
 MODULES = ("jaxlab.alignment.kl_limits", "jaxlab.alignment.reinforce", "jaxlab.alignment.policy")
@@ -132,11 +132,25 @@ def gaussian_frontier_is_sigma_sqrt_2kl() -> ClaimResult:
 
 @claim(area="alignment", paper=MONTEIRO_PAES, quick=False)
 def gaussian_sample_estimator_within_3_percent() -> ClaimResult:
-    """gain_from_samples with n = 10⁶ Gaussian rewards at β = σ is within 3% of σ²/β (σ ∈ {0.5, 1, 2})."""
-    x = jax.random.normal(jax.random.key(0), (1_000_000,))
-    err = max(abs(float(gain_from_samples(s * x, s)) / float(gaussian_frontier(s, s).gain) - 1)
-              for s in (0.5, 1.0, 2.0))
-    return ClaimResult.at_most(err, 0.03, details="max relative error over σ")
+    """gain_from_samples on Gaussian rewards r = σx, x ~ N(0, 1), at β = σ is unbiased for the frontier gain σ²/β = σ
+    (σ ∈ {0.5, 1, 2}): per σ, 50 independent seeds of n = 2·10⁴ draws (10⁶ in all); their mean lies within 4.5
+    standard errors (SE from the spread of the seeds, ≈ 0.23 % of σ) of σ. (The name keeps the claim's registry id;
+    the old 3 % band was 13 SE wide.)
+
+    With w = softmax(r/β) = softmax(x), the estimate is σ (Σ wᵢxᵢ − x̄), a ratio A/B of the means A of x eˣ and B of
+    eˣ (E A = E B = e^{1/2}): per draw its delta-method variance is E[(x − 1)² e^{2x}]/e = 2e, so one seed's SE is
+    σ sqrt(2e/n) = 1.65 % of σ, and its ratio bias −σ e/n = −1.4·10⁻⁴ σ is 0.06 SE of the 50-seed mean."""
+    seeds, n = 50, 20_000
+    sigmas = np.array([0.5, 1.0, 2.0])
+    estimate = jax.jit(jax.vmap(jax.vmap(gain_from_samples, in_axes=(0, None)), in_axes=(0, 0)))
+    x = jax.random.normal(jax.random.key(0), (3, seeds, n))
+    gains = np.asarray(estimate(jnp.asarray(sigmas, x.dtype)[:, None, None] * x, jnp.asarray(sigmas, x.dtype)))
+    mean, se = mean_and_se(gains.T)
+    predicted = np.array([float(gaussian_frontier(s, s).gain) for s in sigmas])
+    # float32: w and Σ wᵢxᵢ are sums over n = 2·10⁴ terms (tree-reduced, <= ~15 roundings of eps32 each, relative
+    # 15 · 2^-23 ~ 2e-6 of σ), 10⁴ times smaller than one seed's SE: no allowance needed
+    return ClaimResult.within_se(mean, predicted, se, k=4.5,
+                                 details=f"σ = 0.5, 1, 2; {seeds} seeds x {n} draws per σ")
 
 
 @claim(area="alignment", paper=BEIRAMI)
@@ -259,25 +273,41 @@ def proxy_gaps_shrink_with_beta_on_the_fixed_instance() -> ClaimResult:
 
 @claim(area="alignment", paper=MONTEIRO_PAES)
 def ensembles_shrink_the_gap_like_one_over_m() -> ClaimResult:
-    """V = 50, π₀ uniform, r = linspace(0, 1), β = 0.1, e_m i.i.d. N(0, 0.2²): mean Δ_obj over 4000 draws decreases
-    in M ∈ {1, 2, 4, 8, 16} and M·mean Δ_obj stays within ×2 of its M = 16 value for M ≥ 4. Measured: mean Δ_obj
-    at M = 16 (expected ≈ 0.011)."""
+    """V = 50, π₀ uniform, r = linspace(0, 1), β = 0.1, ensemble of M reward models with i.i.d. errors N(0, 0.2²):
+    the mean objective gap E Δ_obj(M) falls like c/M, c = σ²(1 − Σπ_β²)/(2β) = 0.17966 [derived]. Measured: the
+    log-log slope of E Δ_obj over M ∈ {256, ..., 4096}, fitted on each of 20 seeds (400 draws per M and seed);
+    the seeds' mean slope lies within 4 SE of −1 (and more than 4 SE from −0.75), and M·E Δ_obj pooled over the
+    M's within 4 SE of c. ensemble_proxy must average the members (checked on one draw of 4).
+
+    Derivation of c: Δ_obj = β KL(π̂_β‖π_β) with π̂_β ∝ π_β e^{ē/β}, so Δ_obj = Var_{π_β}(ē)/(2β) + O(ē³); the
+    ensemble error ē is the mean of M i.i.d. N(0, σ²I) errors, i.e. exactly N(0, σ²/M I) (drawn as such), and
+    E Var_{π_β}(ē) = σ²(1 − Σπ_β²)/M. The O(ē³/ē²) remainder gives M·E Δ_obj = c(1 − a/M) with a ≈ 0.6 here, so
+    on M = 1..16 the slope is still −0.86; from M = 256 on its bias (≈ a/M) is below 0.3 SE."""
+    sigma, beta, seeds, reps = 0.2, 0.1, 20, 400
     r = jnp.linspace(0.0, 1.0, 50)
     log_pi0 = jnp.full(50, -jnp.log(50.0))
-    errors = 0.2 * jax.random.normal(jax.random.key(0), (4000, 16, 50))
-    ms = (1, 2, 4, 8, 16)
+    ms = 2.0 ** np.arange(8, 13)
 
-    ms_arr = jnp.array(ms)
-    # ē for every M at once from running means; ensemble_proxy must agree with them
-    ebar = jnp.cumsum(errors, axis=1)[:, ms_arr - 1] / ms_arr[:, None].astype(errors.dtype)
+    members = sigma * jax.random.normal(jax.random.key(1), (4, 50))
     # float32: ē from 3 additions of |terms| < 1 (<= 1.5 eps32), r + ē rounded (|r + ē| < 2: <= eps32), then minus r
     # (<= eps32): <= 3.5 eps32 ~ 4.2e-7
     atol = by_precision(1e-15, 3.5 * 2.0**-23)
-    agree = bool(jnp.allclose(ensemble_proxy(r, errors[0, :4]) - r, ebar[0, 2], rtol=1e-12, atol=atol))
-    gaps = jax.jit(jax.vmap(jax.vmap(lambda eb: proxy_gaps(log_pi0, r, eb, 0.1).objective_gap)))(ebar)
-    means = np.asarray(gaps.mean(0))
-    scaled = np.array(ms) * means
-    within_2x = bool(np.all(np.abs(np.log(scaled[2:] / scaled[-1])) < np.log(2)))
-    ok = agree and bool(np.all(np.diff(means) < 0)) and within_2x
-    res = ClaimResult.close(means[-1], 0.011, rtol=0.2, details=f"means {np.round(means, 4).tolist()}")
-    return res if ok else ClaimResult(res.measured, res.expected, res.tolerance, False, res.details)
+    agree = bool(jnp.allclose(ensemble_proxy(r, members) - r, members.mean(0), rtol=1e-12, atol=atol))
+
+    z = jax.random.normal(jax.random.key(0), (seeds, len(ms), reps, 50))
+    ebar = sigma * z / jnp.sqrt(jnp.asarray(ms, z.dtype))[None, :, None, None]
+    gap = jax.vmap(jax.vmap(jax.vmap(lambda eb: proxy_gaps(log_pi0, r, eb, beta).objective_gap)))
+    means = np.asarray(jax.jit(gap)(ebar).mean(2), dtype=np.float64)  # (seeds, M)
+    slopes = np.array([np.polyfit(np.log(ms), np.log(m), 1)[0] for m in means])
+    pi = np.exp(np.asarray(tilted_log_policy(log_pi0, r, beta), dtype=np.float64))
+    c = sigma**2 * (1 - np.sum(pi**2)) / (2 * beta)
+    # float32: a gap of ~c/M >= 4e-5 carries float32 rounding of ~V eps32 = 6e-6 of itself, 10³ times below the SE
+    mean, se = mean_and_se(np.stack([slopes, (ms * means).mean(1)], axis=1))
+    k = 4.0
+    res = ClaimResult.within_se(mean, [-1.0, c], se, k=k,
+                                details=f"slope {mean[0]:.4f} ± {se[0]:.4f}, M·E Δ_obj {mean[1]:.4f} (c = {c:.4f})")
+    excludes = abs(mean[0] + 0.75) > k * se[0]
+    if agree and excludes:
+        return res
+    why = "ensemble_proxy does not average the members" if not agree else "the slope interval contains -0.75"
+    return ClaimResult(res.measured, res.expected, res.tolerance, False, f"{why}; {res.details}")

@@ -27,7 +27,7 @@ from jaxlab.core.validation import (
     error_if,
     value_check,
 )
-from jaxlab.core.verification import ClaimResult, claim
+from jaxlab.core.verification import ClaimResult, claim, mean_and_se
 
 __all__ = [
     "Algorithm",
@@ -57,6 +57,7 @@ __all__ = [
     "error_if",
     "lapack_threads",
     "make_train_step",
+    "mean_and_se",
     "progress_meter",
     "register_algorithm",
     "register_paper",
