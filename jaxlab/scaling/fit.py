@@ -33,6 +33,7 @@ nonparametric bootstrap = refits with multinomial resampling weights, started at
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -597,9 +598,12 @@ def lm_step(law: str | Callable, state: LMState, X: Covariates, log_L: Any, hube
     return jax.tree_util.tree_map(lambda a, b: jnp.where(state.converged, a, b), state, new)
 
 
+def _lm_grad_norm(fn, theta, X, log_L, huber_delta) -> Array:
+    return _tree_norm(jax.grad(lambda th: _lm_value(fn, th, X, log_L, huber_delta))(theta))
+
+
 def _lm_result(fn, s: LMState, X, log_L, huber_delta) -> FitResult:
-    grad = jax.grad(lambda th: _lm_value(fn, th, X, log_L, huber_delta))(s.theta)
-    return FitResult(s.theta, s.value, _tree_norm(grad), s.step, s.converged)
+    return FitResult(s.theta, s.value, _lm_grad_norm(fn, s.theta, X, log_L, huber_delta), s.step, s.converged)
 
 
 @cites(HOFFMANN)
@@ -764,11 +768,14 @@ def fit_multistart(law: str | Callable, thetas0: Any, X: Covariates, log_L: Any,
     minimize F from each point of a grid (:func:`hoffmann_init_grid`) and keep the lowest F. Non-finite
     objectives never win.
 
-    ``compact`` (``"lm"`` only; default: on when called outside ``jit``): a vmapped ``while_loop`` runs every
-    start until the slowest has converged, so starts that finish early keep costing a full step. With
-    ``compact`` the starts advance 8 steps at a time and only the unconverged ones (gathered on the host, the
-    set padded to one of a few sizes n / 4^j) are carried on, so the work is about the sum of the starts' own
-    step counts instead of their maximum times their number. The iterates are the same as without it.
+    ``compact`` (default: on when called outside ``jit``): a vmapped ``while_loop`` runs every start until the
+    slowest has converged, so starts that finish early keep costing a full step. With ``compact`` the starts
+    advance 8 steps at a time and only the unconverged ones (gathered on the host, the set padded to one of a
+    few sizes s / 4^j) are carried on, so the work is about the sum of the starts' own step counts
+    instead of their maximum times their number. Each start follows the same iterations as without it, up to
+    floating-point rounding: the step is compiled into a different program, which XLA may fuse differently (on
+    the Chinchilla refit the objectives agree to about 1e-13 relative). Each padded size is compiled once (a few
+    seconds for L-BFGS on a CPU); :func:`jaxlab.core.enable_compilation_cache` keeps those programs across runs.
 
     Args:
       law: a key of :data:`~jaxlab.scaling.laws.LAWS` or a callable ``log_loss(theta, X)``.
@@ -786,9 +793,10 @@ def fit_multistart(law: str | Callable, thetas0: Any, X: Covariates, log_L: Any,
       start (fields with a leading axis ``s``).
 
     Raises:
-      ValueError: an unknown ``method``; ``compact=True`` with ``"lbfgs"`` or under ``jit``; ``delta`` or
-        ``huber_delta`` not positive; the input errors of :func:`objective` (per start).
-      TypeError: a keyword the chosen method does not take, or an unhashable keyword value.
+      ValueError: an unknown ``method``; ``compact=True`` under ``jit``; ``delta``, ``huber_delta`` or ``lam0``
+        not positive; ``max_steps < 1``; the input errors of :func:`objective` (per start).
+      TypeError: a keyword the chosen method does not take, an unhashable keyword value, or ``max_steps``
+        not an int.
     """
     if method not in ("lbfgs", "lm"):
         raise ValueError(f"method must be 'lbfgs' or 'lm', got {method!r}")
@@ -797,14 +805,12 @@ def fit_multistart(law: str | Callable, thetas0: Any, X: Covariates, log_L: Any,
         _check_delta(kw.get(k))
     concrete = all(is_concrete(a) for a in jax.tree_util.tree_leaves((thetas0, X, log_L)))
     if compact is None:
-        compact = method == "lm" and concrete
-    if compact and method != "lm":
-        raise ValueError(f"compact=True needs method='lm', got method={method!r}")
+        compact = concrete
     if compact and not concrete:
         raise ValueError("compact=True gathers unconverged starts on the host: call fit_multistart outside jit "
                          "(or pass compact=False)")
     if compact:
-        everything = _lm_multistart_compact(fn, thetas0, X, log_L, **kw)
+        everything = _compact_multistart(fn, method, _multistart_options(method, kw), thetas0, X, log_L)
     else:
         everything = _batched_fit(fn, method, tuple(sorted(kw.items())))(thetas0, X, log_L)
     i = jnp.argmin(jnp.where(jnp.isfinite(everything.value), everything.value, jnp.inf))
@@ -812,47 +818,103 @@ def fit_multistart(law: str | Callable, thetas0: Any, X: Covariates, log_L: Any,
     return best, everything
 
 
-_LM_CHUNK = 8  # LM steps between two host-side compactions of the unconverged starts
-_LM_BUCKET = 4  # active sets are padded to N / 4^k starts: a few shapes, so a few compilations
+_CHUNK = 8  # steps between two host-side compactions of the unconverged starts
+_BUCKET = 4  # live starts are padded to s / 4^j starts: a few shapes, so a few compilations
+
+
+def _multistart_options(method: str, kw: dict) -> tuple:
+    """``kw`` completed with the defaults of :func:`fit_lbfgs` or :func:`lm_solve`, validated, as a sorted tuple."""
+    func = fit_lbfgs if method == "lbfgs" else lm_solve
+    defaults = {k: v.default for k, v in inspect.signature(func).parameters.items()
+                if v.kind is inspect.Parameter.KEYWORD_ONLY and k != "weights"}
+    unknown = sorted(set(kw) - set(defaults))
+    if unknown:
+        raise TypeError(f"fit_multistart(method={method!r}) got unexpected keyword(s) {unknown}; it takes "
+                        f"{sorted(defaults)}")
+    options = {**defaults, **kw}
+    options["max_steps"] = check_int(options["max_steps"], "max_steps", min_value=1)
+    if "lam0" in options:
+        options["lam0"] = float(check_positive(options["lam0"], "lam0"))
+    return tuple(sorted(options.items()))
 
 
 @functools.lru_cache(maxsize=64)
-def _lm_programs(fn: Callable, huber_delta: Any, lam0: float, max_steps: int, tol: float):
-    def advance(states, idx, X, log_L):
-        """``_LM_CHUNK`` steps of the starts ``idx`` (padded with repeats of a live start), scattered back."""
+def _compact_programs(fn: Callable, method: str, options: tuple):
+    """The three programs of a compacted multistart: per-start init (sharded), ``advance`` (re-pack the live
+    starts, run ``_CHUNK`` steps, record each start's outcome) and ``result`` (the :class:`FitResult`)."""
+    kw = dict(options)
+    max_steps = kw["max_steps"]
+    if method == "lm":
+        delta = kw["huber_delta"]
+
+        def init_one(th, X, log_L):
+            return lm_init(fn, th, X, log_L, kw["lam0"], huber_delta=delta)
+
+        def step_one(s, X, log_L):
+            return lm_step(fn, s, X, log_L, delta, tol=kw["tol"])
+
+        def outcome(s):  # the gradient norm is evaluated once, at the end
+            return (s.theta, s.value, s.step, s.converged)
+
+        def result(done, X, log_L):
+            theta, value, steps, converged = done
+            grad_norm = jax.vmap(lambda th: _lm_grad_norm(fn, th, X, log_L, delta))(theta)
+            return FitResult(theta, value, grad_norm, steps, converged)
+    else:
+        def init_one(th, X, log_L):
+            return lbfgs_init(fn, th, X, log_L, delta=kw["delta"])
+
+        def step_one(s, X, log_L):
+            return lbfgs_step(fn, s, X, log_L, delta=kw["delta"], tol=kw["tol"])[0]
+
+        outcome = _lbfgs_result
+
+        def result(done, X, log_L):
+            return done
+
+    def chunk(s, X, log_L):
         def body(_, s):
-            nxt = lm_step(fn, s, X, log_L, huber_delta, tol=tol)
+            nxt = step_one(s, X, log_L)
             return jax.tree_util.tree_map(lambda a, b: jnp.where(s.step >= max_steps, a, b), s, nxt)
 
-        def run_one(s):
-            return jax.lax.fori_loop(0, _LM_CHUNK, body, s)
+        return jax.lax.fori_loop(0, _CHUNK, body, s)
 
-        sub = jax.vmap(run_one)(jax.tree_util.tree_map(lambda a: a[idx], states))
-        running = ~sub.converged & (sub.step < max_steps)
-        return jax.tree_util.tree_map(lambda a, b: a.at[idx].set(b), states, sub), running
+    def advance(live, owner, done, X, log_L):
+        """Advance the live starts one chunk and write their outcome to the rows ``owner`` of ``done`` (one row
+        per start). Padding repeats a live start: its copies compute the same iterates and write the same row."""
+        live = jax.vmap(chunk, in_axes=(0, None, None))(live, X, log_L)
+        done = jax.tree_util.tree_map(lambda a, b: a.at[owner].set(b), done, jax.vmap(outcome)(live))
+        return live, done, ~live.converged & (live.step < max_steps)
 
-    init = sharded_vmap(lambda th, X, log_L: lm_init(fn, th, X, log_L, lam0, huber_delta=huber_delta),
-                        in_axes=(0, None, None))
-    result = jax.jit(jax.vmap(lambda s, X, log_L: _lm_result(fn, s, X, log_L, huber_delta), in_axes=(0, None, None)))
-    return init, jax.jit(advance), result
+    def start(theta0, X, log_L):
+        # strong types throughout (optax's line-search state starts with weakly typed scalars), so that the first
+        # chunk and the later ones share one compiled program
+        return jax.tree_util.tree_map(lambda a: jnp.asarray(a, dtype=a.dtype), init_one(theta0, X, log_L))
+
+    def repack(live, pos):
+        return jax.tree_util.tree_map(lambda a: a[pos], live)
+
+    init = sharded_vmap(start, in_axes=(0, None, None))
+    return init, jax.jit(repack), jax.jit(advance), jax.jit(result), jax.jit(jax.vmap(outcome))
 
 
-def _lm_multistart_compact(fn, thetas0, X, log_L, *, huber_delta=None, lam0: float = 1e-3, max_steps: int = 200,
-                           tol: float = 1e-12) -> FitResult:
-    max_steps = check_int(max_steps, "max_steps", min_value=1)
-    lam0 = check_positive(lam0, "lam0")
-    init, advance, result = _lm_programs(fn, huber_delta, float(lam0), max_steps, float(tol))
-    states = init(thetas0, X, log_L)
-    n = jax.tree_util.tree_leaves(thetas0)[0].shape[0]
-    active = np.arange(n)
-    while active.size:
-        size = n
-        while size % _LM_BUCKET == 0 and size // _LM_BUCKET >= max(active.size, 32):
-            size //= _LM_BUCKET
-        idx = np.concatenate([active, np.full(size - active.size, active[0])])
-        states, running = advance(states, idx, X, log_L)
-        active = active[gather(running)[:active.size]]  # host copy, also when sharded across processes
-    return result(states, X, log_L)
+def _compact_multistart(fn: Callable, method: str, options: tuple, thetas0: Any, X: Covariates,
+                        log_L: Array) -> FitResult:
+    init, repack, advance, result, outcome = _compact_programs(fn, method, options)
+    live = init(thetas0, X, log_L)
+    done = outcome(live)
+    owner = np.arange(jax.tree_util.tree_leaves(thetas0)[0].shape[0])  # the start that each row of ``live`` holds
+    while True:
+        live, done, running = advance(live, owner, done, X, log_L)
+        alive = np.flatnonzero(gather(running))  # host copy, also when sharded across processes
+        alive = alive[np.unique(owner[alive], return_index=True)[1]]  # padding copies count once
+        if alive.size == 0:
+            return result(done, X, log_L)
+        size = owner.size
+        while size // _BUCKET >= alive.size:
+            size //= _BUCKET
+        pos = np.concatenate([alive, np.full(size - alive.size, alive[0])])  # the rows to carry on, padded
+        live, owner = repack(live, pos), owner[pos]
 
 
 # ------------------------------------------------------------------------------------------ uncertainty

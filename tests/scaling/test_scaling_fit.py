@@ -69,8 +69,28 @@ def test_compacted_multistart_equals_the_plain_vmapped_one():
     np.testing.assert_allclose(np.asarray(everything.value), np.asarray(ref.value), rtol=1e-12)
     with pytest.raises(ValueError, match="outside jit"):
         jax.jit(lambda th: F.fit_multistart("chinchilla", th, X, log_L, method="lm", compact=True)[0].value)(starts)
-    with pytest.raises(ValueError, match="method='lm'"):
-        F.fit_multistart("chinchilla", starts, X, log_L, compact=True)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        F.fit_multistart("chinchilla", starts, X, log_L, method="lm", delta=1e-3)
+    with pytest.raises(ValueError, match="max_steps"):
+        F.fit_multistart("chinchilla", starts, X, log_L, method="lm", max_steps=0)
+    with pytest.raises(ValueError, match="lam0"):
+        F.fit_multistart("chinchilla", starts, X, log_L, method="lm", lam0=-1.0)
+
+
+def test_compacted_lbfgs_multistart_equals_the_plain_vmapped_one():
+    # L-BFGS compacts too (the default outside jit); 12 starts: buckets of 12 and 3 starts
+    X, log_L = _chinchilla()
+    starts = jax.tree.map(lambda a: a[::20][:12], F.hoffmann_init_grid(reduced=True))
+    _, everything = F.fit_multistart("chinchilla", starts, X, log_L, max_steps=300)
+    ref = jax.jit(lambda th: F.fit_multistart("chinchilla", th, X, log_L, max_steps=300)[1])(starts)
+    assert int(np.max(np.asarray(everything.steps))) > 2 * int(np.min(np.asarray(everything.steps)))
+    # the same iterations up to rounding (the step is compiled into another program); a start given another
+    # start's result would differ by far more
+    np.testing.assert_allclose(np.asarray(everything.value), np.asarray(ref.value), rtol=1e-10)
+    for a, b in zip(everything.theta, ref.theta, strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        F.fit_multistart("chinchilla", starts, X, log_L, huber_delta=1e-3)
 
 
 def test_lbfgs_and_scipy_reach_the_same_huber_optimum():
