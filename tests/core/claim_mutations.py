@@ -1,0 +1,121 @@
+"""Mutation check of ``jaxlab verify``'s claims: plant a bias in the function a claim tests and run the claim.
+
+A claim that still passes with a 3 % error in the code it checks verifies nothing. Each entry below names a claim,
+the function it tests (a dotted path looked up in the claims module's namespace, so that the binding the claim
+calls is the one replaced) and the mutation: its output scaled by 1.03 on every float or complex leaf, or one
+argument scaled (a wrong constant, where a claim is by design blind to the output's scale). The script runs every
+mutated claim once, in float64, restores the function, clears JAX's caches (a traced program may hold the mutated
+code) and prints one JSON line per entry; it exits 0. It runs in its own process (see ``test_claim_mutations.py``),
+so no mutated program can leak into other tests.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """``claim`` is ``area:name``; ``target`` a dotted path in the claims module; ``arg`` the index of the argument
+    to scale (``None``: scale the output)."""
+
+    claim: str
+    target: str
+    factor: float = 1.03
+    arg: int | None = None
+
+
+MUTATIONS = (
+    # closed forms and exact identities
+    Mutation("alignment:gaussian_frontier_is_sigma_sqrt_2kl", "frontier"),
+    Mutation("core:mmd_between_gaussians_matches_closed_form", "mmd2"),
+    # the Stein identity holds for any scale of the kernel: plant a wrong score instead
+    Mutation("core:stein_kernel_has_zero_mean_under_the_target", "stein_gram", arg=1),
+    Mutation("cwr:chow_rule_is_bayes", "cwr.bayes_decision", factor=1.2, arg=1),  # a wrong abstention cost c
+    Mutation("flow_agent:gronwall_endpoint_deviation", "FM.ode_sample"),
+    Mutation("forecasting:exact_recurrence_extrapolates_720_steps", "F.ef_forecast"),
+    Mutation("langevin:ula_stationary_variance_is_inflated", "al.ula_gaussian_moments"),
+    Mutation("pe_spread:p2_sinusoidal_closed_form", "spread"),
+    Mutation("quantum:single_qubit_closed_form", "fourier_coeffs_of"),
+    Mutation("scaling:collinear_kappa_equals_cosine_formula_for_every_k", "C.scale_block_condition_number"),
+    Mutation("semantic_flow:euler_gaussian_closed_form", "rf.euler_sample"),
+    Mutation("snn:energy_formula", "energy.energy_pj"),
+    Mutation("token_router:single_model_limit_is_exact", "throughput_separate"),
+    Mutation("active_scene:homogeneous_slab_transmittance", "A.raycast"),
+    Mutation("online:chebyshev_sup_norm_is_two_to_one_minus_n", "usp.chebyshev_coeffs"),
+    Mutation("online:annihilation_identity", "usp.usp_predictor"),
+    Mutation("facts:bootstrap_half_width_for_p_06_n_1000", "facts.bootstrap_ci"),
+    # Monte-Carlo claims: the tolerance is k standard errors, so a 3 % bias must fail
+    Mutation("alignment:gaussian_sample_estimator_within_3_percent", "gain_from_samples"),
+    Mutation("denoise:igt_error_follows_one_over_t", "mc_errors"),
+    Mutation("denoise:disk_stationary_error_dp_mode", "mc_errors"),
+    Mutation("flow_agent:cfm_gaussian_loss_floor", "FM.cfm_loss"),
+    Mutation("multiscale:population_loss_linear_links", "population_loss_linear"),
+)
+
+
+def _scale(x: Any, factor: float) -> Any:
+    def one(a):
+        if isinstance(a, float):
+            return a * factor
+        if hasattr(a, "dtype") and np.issubdtype(a.dtype, np.inexact):  # real and complex
+            return a * np.asarray(factor, a.dtype)
+        return a
+
+    return jax.tree_util.tree_map(one, x)
+
+
+def mutated(fn: Callable, m: Mutation) -> Callable:
+    def wrapper(*args, **kwargs):
+        if m.arg is None:
+            return _scale(fn(*args, **kwargs), m.factor)
+        args = list(args)
+        args[m.arg] = _scale(args[m.arg], m.factor)
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def run(m: Mutation) -> dict:
+    from jaxlab.core.verification import discover_areas, load_area
+
+    area, name = m.claim.split(":")
+    claim = {c.name: c for c in load_area(area)}[name]
+    owner = importlib.import_module(discover_areas()[area])
+    *path, attr = m.target.split(".")
+    for part in path:
+        owner = getattr(owner, part)
+    original = getattr(owner, attr)
+    setattr(owner, attr, mutated(original, m))
+    try:
+        result = claim.fn()
+        row = {"claim": m.claim, "target": m.target, "passed": bool(result.passed), "measured": result.measured,
+               "details": result.details[:200]}
+    except Exception as exc:  # a mutation that crashes its claim is reported, and not counted as caught
+        row = {"claim": m.claim, "target": m.target, "passed": None, "error": f"{type(exc).__name__}: {exc}"[:300]}
+    finally:
+        setattr(owner, attr, original)
+        jax.clear_caches()
+    return row
+
+
+def main(selected: list[str]) -> int:
+    from jaxlab.core.verification import set_precision
+
+    set_precision("float64")
+    for m in MUTATIONS:
+        if not selected or m.claim in selected:
+            print(json.dumps(run(m), default=float), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
