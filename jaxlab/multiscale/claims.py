@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.core import ClaimResult, claim
+from jaxlab.core import ClaimResult, claim, mean_and_se
 from jaxlab.core.verification import by_precision
 from jaxlab.multiscale.metrics import overlaps, strong_recovery, weak_recovery_time
 from jaxlab.multiscale.model import (
@@ -44,16 +44,27 @@ def forward_convention_linear_and_tanh() -> ClaimResult:
 
 @claim(area="multiscale", paper=MSIM)
 def first_chaos_he12_closed_form_vs_monte_carlo() -> ClaimResult:
-    """Stein: ⟨T*, w_2 ⊗ w_1⟩ = ½ + (√2/2) Σ_j w_{2,j}³ for he12 links (w_2 = e_1: 1.207107), by Monte Carlo
-    with n = 8·10⁶: standard error 0.0027 (the spread over 12 seeds at n = 2·10⁶ was 0.0053; he12 responses are
-    heavy-tailed), tolerance 0.0135 = 5 standard errors."""
-    w1, w2 = jnp.array([0.5, 0.5, 0.5, -0.5]), jnp.array([1.0, 0.0, 0.0, 0.0])
-    ws = jnp.stack([w1, w2])
+    """Stein: ⟨T*, w_2 ⊗ w_1⟩ = ½ + (√2/2) Σ_j w_{2,j}³ for he12 links (w_2 = e_1: 1.207107, computed here from
+    that formula, independently of the library's closed form). Monte Carlo: 8 independent seeds of n = 10⁶ samples;
+    their mean lies within 4 standard errors (SE from the spread of the seeds, about 0.0027: he12 responses are
+    heavy-tailed) of the formula, and the library's closed form first_chaos_exact_k2 equals the formula to 1e-12
+    (float32: 8 eps32)."""
+    w1, w2 = np.array([0.5, 0.5, 0.5, -0.5]), np.array([1.0, 0.0, 0.0, 0.0])
+    ws = jnp.asarray(np.stack([w1, w2]), dtype=jnp.result_type(float))
     cfg = MSIMConfig(4, 2, ("he12", "he12"))
-    mc = first_chaos_mc(jax.random.key(0), ws, 8_000_000, cfg, chunk=100_000)
-    exact = float(first_chaos_exact_k2(ws, cfg) @ jnp.outer(w2, w1).reshape(-1))
-    return ClaimResult.close(float(mc @ jnp.outer(w2, w1).reshape(-1)), exact, atol=0.0135,
-                             details=f"closed form {exact:.6f} (expected 1.207107)")
+    probe = jnp.asarray(np.outer(w2, w1).reshape(-1), dtype=ws.dtype)
+    formula = 0.5 + math.sqrt(2) / 2 * float(np.sum(w2**3))
+    seeds = [float(first_chaos_mc(k, ws, 1_000_000, cfg, chunk=100_000) @ probe)
+             for k in jax.random.split(jax.random.key(0), 8)]
+    mean, se = mean_and_se(np.array(seeds))
+    closed = float(first_chaos_exact_k2(ws, cfg) @ probe)
+    # float32: each seed's estimate is a chunked mean of 10⁶ terms (pairwise within a chunk, then 10 chunk sums):
+    # relative rounding <= ~20 eps32 = 2.4e-6 of |T| ~ 1.2, 10³ times below the SE: no allowance
+    res = ClaimResult.within_se(mean, formula, se, k=4.0, details=f"library closed form {closed:.9f}")
+    if abs(closed - formula) > by_precision(1e-12, 8 * 2.0**-23):
+        return ClaimResult(res.measured, res.expected, res.tolerance, False,
+                           f"the library's closed form {closed:.9f} is not the formula's {formula:.9f}")
+    return res
 
 
 @claim(area="multiscale", paper=MSIM)

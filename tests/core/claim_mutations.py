@@ -52,6 +52,8 @@ MUTATIONS = (
     Mutation("active_scene:homogeneous_slab_transmittance", "A.raycast"),
     Mutation("online:chebyshev_sup_norm_is_two_to_one_minus_n", "usp.chebyshev_coeffs"),
     Mutation("online:annihilation_identity", "usp.usp_predictor"),
+    Mutation("online:vaw_sherman_morrison_equals_solve", "vaw.run"),
+    Mutation("forecasting:df_equals_ef_with_one_step", "F.ef_forecast"),
     Mutation("facts:bootstrap_half_width_for_p_06_n_1000", "facts.bootstrap_ci"),
     # Monte-Carlo claims: the tolerance is k standard errors, so a 3 % bias must fail
     Mutation("alignment:gaussian_sample_estimator_within_3_percent", "gain_from_samples"),
@@ -59,6 +61,7 @@ MUTATIONS = (
     Mutation("denoise:disk_stationary_error_dp_mode", "mc_errors"),
     Mutation("flow_agent:cfm_gaussian_loss_floor", "FM.cfm_loss"),
     Mutation("multiscale:population_loss_linear_links", "population_loss_linear"),
+    Mutation("multiscale:first_chaos_he12_closed_form_vs_monte_carlo", "first_chaos_mc"),
 )
 
 
