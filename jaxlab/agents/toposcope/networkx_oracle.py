@@ -4,7 +4,9 @@ The schematic becomes a graph with one node per component, pin and net (attribut
 ground / power) and edges pin-component and pin-net; each rule's anchor and ``anchor + body`` patterns become
 small graphs, and ``networkx.algorithms.isomorphism.GraphMatcher(...).subgraph_monomorphisms_iter()`` enumerates
 their injective matches. Violations: anchor matches (projected) that no full match extends (``forall_exists``)
-or that some full match extends (``forbidden``). networkx is an optional dependency, imported on first call.
+or that some full match extends (``forbidden``). It shares only the rule library (what to check) with jaxlab's
+matcher: graph construction, matching and the node predicates are its own. networkx is an optional dependency,
+imported on first call.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 
 from jaxlab.agents.toposcope.graph import Schematic
 from jaxlab.agents.toposcope.papers import PCBSCHEMAGEN
-from jaxlab.agents.toposcope.rules import RULES, Pattern, Rule, node_ok
+from jaxlab.agents.toposcope.rules import RULES, Pattern, Rule
 from jaxlab.core.citations import cites
 
 __all__ = ["schematic_graph", "verify_networkx"]
@@ -50,11 +52,29 @@ def _pattern_graph(pattern: Pattern):
     return g
 
 
+def _satisfies(spec: dict[str, Any], node: dict[str, Any]) -> bool:
+    """A pattern variable's predicates on a host node, written here independently of the matcher's ``node_ok``:
+    every key of ``spec`` is a constraint (``kind`` equal; ``not_role`` excluded roles; ``ground`` / ``power``
+    booleans; any other key a list of allowed values of that node attribute), so an unknown key fails loudly."""
+    for key, want in spec.items():
+        if key == "kind":
+            ok = node["kind"] == want
+        elif key == "not_role":
+            ok = node["role"] not in want
+        elif key in ("ground", "power"):
+            ok = node[key] == bool(want)
+        else:
+            ok = node[key] in want
+        if not ok:
+            return False
+    return True
+
+
 def _matches(host, pattern: Pattern, anchor_vars: Sequence[str]) -> set[tuple[tuple[str, Any], ...]]:
     from networkx.algorithms.isomorphism import GraphMatcher
 
     def node_match(h, p):
-        return h["kind"] == p["kind"] and node_ok(p["kind"], p["spec"], h)
+        return _satisfies(p["spec"], h)
 
     gm = GraphMatcher(host, _pattern_graph(pattern), node_match=node_match)
     out = set()
