@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxlab.core import ClaimResult, claim
+from jaxlab.core import ClaimResult, claim, mean_and_se
 from jaxlab.core.verification import by_precision
 from jaxlab.data.ett import load_etth1
 from jaxlab.online import lds, ogd, regret, usp, vaw
@@ -106,26 +106,39 @@ def _decay_slope(params) -> float:
     return float(np.polyfit(_DECAY_NS, np.asarray(_log_residual_norms(params.A, params.C))[_DECAY_NS], 1)[0])
 
 
+def _decay_slopes(seeds: int = 12, **kw) -> tuple[float, float]:
+    """Mean and standard error of :func:`_decay_slope` over ``seeds`` random LDS (d_h = 40) drawn with ``kw``."""
+    return mean_and_se(np.array([_decay_slope(lds.random_lds(jax.random.key(s), 40, **kw)) for s in range(seeds)]))
+
+
 @claim(area="online", paper="marsden2025usp")
 def real_spectrum_residual_decays_like_two_to_minus_n() -> ClaimResult:
-    """Slope of log ||C M_n(A)|| over n = 4..16 for real spectrum in [-1, 1] (d_h = 40): in [-0.75, -0.6]."""
-    slope = _decay_slope(lds.random_lds(jax.random.key(0), 40))
-    return ClaimResult.close(slope, -0.675, atol=0.075, details=f"-ln 2 = {-math.log(2):.4f}")
+    """Real spectrum in [-1, 1] (d_h = 40): the slope of log ||C M_n(A)|| over n = 4..16 is -ln 2 (the monic
+    Chebyshev polynomial's sup norm 2^(1-n) on the interval): the mean slope over 12 random systems lies within 4
+    standard errors (SE from the spread of the systems, about 0.0024) of -ln 2."""
+    mean, se = _decay_slopes()
+    return ClaimResult.within_se(mean, -math.log(2), se, k=4.0, details="12 random systems")
 
 
 @claim(area="online", paper="marsden2026second")
 def arc_spectrum_decay_within_bernstein_bound() -> ClaimResult:
-    """Eigenvalues on the arc e^{i theta}, |theta| <= 0.2: slope <= ln(rho(e^{0.2i})/2) + 0.05 = -0.211."""
+    """Eigenvalues on the arc e^{i theta}, |theta| <= 0.2: the decay slope is at most the Bernstein bound
+    ln(rho(e^{0.2i})/2) = -0.261: the mean slope over 12 random systems plus 4 standard errors is below it."""
     bound = float(np.log(usp.bernstein_rho(np.exp(0.2j)) / 2))
-    slope = _decay_slope(lds.random_lds(jax.random.key(0), 40, eigs="arc", max_arg=0.2, extra_eigs=()))
-    return ClaimResult.at_most(slope, bound + 0.05, details=f"bound slope {bound:.4f}")
+    mean, se = _decay_slopes(eigs="arc", max_arg=0.2, extra_eigs=())
+    return ClaimResult.at_most(mean + 4 * se, bound, details=f"mean slope {mean:.4f} (SE {se:.4f}), 12 systems")
 
 
 @claim(area="online", paper="marsden2026second")
 def wide_arc_has_no_decay() -> ClaimResult:
-    """Arc |theta| <= 0.7 > phi* = 0.5974: no decay, slope in [-0.01, 0.03]."""
-    slope = _decay_slope(lds.random_lds(jax.random.key(0), 40, eigs="arc", max_arg=0.7, extra_eigs=()))
-    return ClaimResult.close(slope, 0.01, atol=0.02)
+    """Arc |theta| <= 0.7 > phi* = 0.5974 (where rho/2 >= 1): no decay. The mean slope over 12 random systems is not
+    below 0 by more than 4 standard errors, and not above the Bernstein bound ln(rho(e^{0.7i})/2) = 0.042 by more
+    than 4 standard errors; measured = the mean slope's z-score against 0."""
+    bound = float(np.log(usp.bernstein_rho(np.exp(0.7j)) / 2))
+    mean, se = _decay_slopes(eigs="arc", max_arg=0.7, extra_eigs=())
+    ok = -4 * se <= mean <= bound + 4 * se
+    return ClaimResult(mean / se, "z >= -4, <= bound", 4.0, ok,
+                       f"mean slope {mean:.4f} (SE {se:.4f}), bound {bound:.4f}, 12 systems")
 
 
 @claim(area="online", paper="marsden2026second")
@@ -148,6 +161,25 @@ def bernstein_rho_reaches_two_at_phi_star() -> ClaimResult:
     return ClaimResult.close(float(usp.bernstein_rho(np.exp(0.5974064j))), 2.0, atol=1e-6)
 
 
+def _vaw_numpy(a: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:
+    """The VAW predictions by their definition, in float64 numpy (one solve per step, no jaxlab code):
+    y^_t = a_t^T A_t^{-1} b_{t-1}, A_t = lam I + sum_{s<=t} a_s a_s^T, b_{t-1} = sum_{s<t} y_s a_s."""
+    a, y = np.asarray(a, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    A, b, out = lam * np.eye(a.shape[1]), np.zeros(a.shape[1]), np.empty(len(y))
+    for t in range(len(y)):
+        A += np.outer(a[t], a[t])
+        out[t] = a[t] @ np.linalg.solve(A, b)
+        b += y[t] * a[t]
+    return out
+
+
+def _arx_numpy(y: np.ndarray, u: np.ndarray, n: int) -> np.ndarray:
+    """ARX features a_t = [y_{t-1}, ..., y_{t-n}, u_t, ..., u_{t-n+1}] (zeros before the series starts), numpy."""
+    y, u = np.asarray(y, dtype=np.float64).reshape(-1), np.asarray(u, dtype=np.float64).reshape(-1)
+    lag = lambda x, k: np.concatenate([np.zeros(k), x[: len(x) - k]])  # noqa: E731
+    return np.stack([lag(y, k) for k in range(1, n + 1)] + [lag(u, k) for k in range(n)], axis=1)
+
+
 def _random_stream():
     rng = np.random.default_rng(0)
     a = rng.standard_normal((500, 16)) * np.linspace(0.2, 3.0, 16)
@@ -162,11 +194,7 @@ def vaw_sherman_morrison_equals_solve() -> ClaimResult:
     a, y = _random_stream()
     sm = np.asarray(vaw.run(a, y, 1.0, method="sherman_morrison")[1].y_hat, dtype=np.float64)
     so = np.asarray(vaw.run(a, y, 1.0, method="solve")[1].y_hat, dtype=np.float64)
-    A, b, ref = np.eye(a.shape[1]), np.zeros(a.shape[1]), np.empty(len(y))
-    for t in range(len(y)):
-        A += np.outer(a[t], a[t])
-        ref[t] = a[t] @ np.linalg.solve(A, b)
-        b += y[t] * a[t]
+    ref = _vaw_numpy(a, y, 1.0)
     # float32: both paths solve with A_t, cond(A_T) = 239, and |y^| <= 16.7: error <= cond eps32 |y^| ~ 4.7e-4
     err = max(float(np.max(np.abs(sm - ref))), float(np.max(np.abs(so - ref))))
     return ClaimResult.at_most(err, by_precision(1e-9, 239 * _EPS32 * 16.7),
@@ -194,12 +222,18 @@ def _deterministic_lds():
 
 @claim(area="online", paper="marsden2026second")
 def deterministic_lds_cumulative_loss() -> ClaimResult:
-    """USP+VAW (n = 8, lam = 1) on the deterministic LDS, T = 2000: cumulative loss 350.6589."""
+    """USP+VAW (n = 8, lam = 1) on the deterministic LDS, T = 2000: the cumulative loss equals that of an independent
+    float64 numpy loop on the same series (ARX features and VAW by their definitions, written in the claim):
+    350.6589 (reported in the details)."""
     y, u = _deterministic_lds()
     loss = float(usp.usp_vaw_run(y, u, n=8, lam=1.0)[1].loss.sum())
+    y_np = np.asarray(y, dtype=np.float64)
+    ref = float(np.sum((_vaw_numpy(_arx_numpy(y_np, np.asarray(u), 8), y_np, 1.0) - y_np) ** 2))
     # float32: the VAW Gram of the features has cond(A_T) = 1.68e6; a backward-stable solve moves each prediction by
     # ~sqrt(cond) eps32 relative (the error lies along A^-1/2), and the loss by twice that: 2 sqrt(cond) eps32 L ~ 0.11
-    return ClaimResult.close(loss, 350.6589, atol=by_precision(1e-3, 2 * math.sqrt(1.68e6) * _EPS32 * 350.66))
+    return ClaimResult.close(loss, ref, rtol=by_precision(1e-9, 0.0),
+                             atol=by_precision(0.0, 2 * math.sqrt(1.68e6) * _EPS32 * ref),
+                             details=f"numpy reference {ref:.4f}")
 
 
 @claim(area="online", paper="marsden2026second", quick=False)
@@ -258,13 +292,20 @@ def ogd_regret_grows_polynomially() -> ClaimResult:
 
 @claim(area="online", paper="marsden2025usp", quick=False)
 def etth1_vaw_beats_ogd() -> ClaimResult:
-    """ETTh1 OT (first 5000 rows, z-scored, AR features n = 5, lam = 1): VAW cumulative loss ~59-60, OGD's best
-    over eta in {1e-3, 1e-2, 1e-1} ~77; naive last value ~57 (noise-dominated series)."""
+    """ETTh1 OT (first 5000 rows, z-scored, AR features n = 5, lam = 1): VAW's cumulative loss is below the best
+    OGD's over eta in {1e-3, 1e-2, 1e-1}, and equals an independent float64 numpy loop of VAW on the same features
+    (1e-9 relative; float32: 1e-4). The naive last-value forecast is reported too, and it wins on this
+    noise-dominated series (56.9 against VAW's 59.5): VAW beats OGD, not the naive forecast."""
     y = jnp.asarray(load_etth1()[:, 0])
     feats = usp.arx_features(y, None, 5)
     loss = float(vaw.run(feats, y, 1.0)[1].loss.sum())
+    y_np = np.asarray(y, dtype=np.float64)
+    lag = np.stack([np.concatenate([np.zeros(k), y_np[:-k]]) for k in range(1, 6)], axis=1)
+    ref = float(np.sum((_vaw_numpy(lag, y_np, 1.0) - y_np) ** 2))
     best_ogd = min(float(jnp.nan_to_num(ogd.run(feats, y, optax.sgd(eta))[1].loss.sum(), nan=jnp.inf))
                    for eta in (1e-3, 1e-2, 1e-1))
     naive = float(jnp.sum(jnp.diff(y) ** 2) + y[0] ** 2)
-    res = ClaimResult.close(loss, 59.5, atol=1.0, details=f"best OGD {best_ogd:.1f}, naive {naive:.1f}")
+    verdict = "the naive forecast beats VAW" if naive < loss else "VAW beats the naive forecast"
+    details = f"numpy VAW {ref:.4f}, best OGD {best_ogd:.1f}, naive {naive:.1f}: {verdict}"
+    res = ClaimResult.close(loss, ref, rtol=by_precision(1e-9, 1e-4), details=details)
     return res if loss < best_ogd else ClaimResult(loss, res.expected, res.tolerance, False, res.details)

@@ -53,6 +53,9 @@ MUTATIONS = (
     Mutation("online:chebyshev_sup_norm_is_two_to_one_minus_n", "usp.chebyshev_coeffs"),
     Mutation("online:annihilation_identity", "usp.usp_predictor"),
     Mutation("online:vaw_sherman_morrison_equals_solve", "vaw.run"),
+    Mutation("online:deterministic_lds_cumulative_loss", "usp.usp_vaw_run"),
+    Mutation("online:etth1_vaw_beats_ogd", "vaw.run"),
+    Mutation("online:real_spectrum_residual_decays_like_two_to_minus_n", "_decay_slope"),
     Mutation("forecasting:df_equals_ef_with_one_step", "F.ef_forecast"),
     Mutation("facts:bootstrap_half_width_for_p_06_n_1000", "facts.bootstrap_ci"),
     # Monte-Carlo claims: the tolerance is k standard errors, so a 3 % bias must fail
