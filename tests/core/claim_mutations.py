@@ -50,6 +50,7 @@ MUTATIONS = (
     Mutation("snn:energy_formula", "energy.energy_pj"),
     Mutation("token_router:single_model_limit_is_exact", "throughput_separate"),
     Mutation("active_scene:homogeneous_slab_transmittance", "A.raycast"),
+    Mutation("active_scene:cube_room_mean_panoramic_depth", "A.raycast"),
     Mutation("online:chebyshev_sup_norm_is_two_to_one_minus_n", "usp.chebyshev_coeffs"),
     Mutation("online:annihilation_identity", "usp.usp_predictor"),
     Mutation("online:vaw_sherman_morrison_equals_solve", "vaw.run"),

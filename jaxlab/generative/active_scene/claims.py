@@ -37,16 +37,24 @@ def _cube_room(G):
 @claim(area=_AREA, paper=ACTPANO)
 def cube_room_mean_panoramic_depth() -> ClaimResult:
     """(d).4-1: G = 64, walls = boundary voxels, camera at (32, 32, 32) (a = 31), delta = 0.5, 64 x 128 panorama:
-    every depth lies in [a/|d|_inf, a/|d|_inf + delta) and the cos-weighted mean depth is ~38.10 (exact geometry
-    1.22137 a = 37.86); measured = the mean."""
+    every depth lies in [a/|d|_inf, a/|d|_inf + delta), and the cos-weighted mean depth equals that of an independent
+    float64 numpy march written here (samples t_j = (j + 1/2) delta, the first whose voxel floor(o + t_j d) is a
+    wall; 38.1016, against 1.22137 a = 37.862 for the exact geometry); measured = the mean."""
     dirs = pano_directions(64, 128)
-    r = A.raycast(_cube_room(64), jnp.array([32.0, 32.0, 32.0]), dirs, step=0.5, n_samples=default_n_samples(64, 0.5))
+    n_samples = default_n_samples(64, 0.5)
+    r = A.raycast(_cube_room(64), jnp.array([32.0, 32.0, 32.0]), dirs, step=0.5, n_samples=n_samples)
     exact = 31.0 / jnp.max(jnp.abs(dirs), -1)
     err = np.asarray(r.depth - exact)
-    w = pixel_solid_angle_weights(64)
-    mean, mean_exact = float(jnp.sum(w * r.depth.mean(1))), float(jnp.sum(w * exact.mean(1)))
+    w = np.asarray(pixel_solid_angle_weights(64), dtype=np.float64)
+    d, t = np.asarray(dirs, dtype=np.float64), (np.arange(n_samples) + 0.5) * 0.5
+    voxel = np.floor(32.0 + t[None, None, :, None] * d[:, :, None, :])
+    reference = t[np.argmax(np.any((voxel <= 0) | (voxel >= 63), axis=-1), axis=-1)]
+    mean, mean_ref = float(np.sum(w * np.asarray(r.depth, np.float64).mean(1))), float(np.sum(w * reference.mean(1)))
+    mean_exact = float(np.sum(w * np.asarray(exact, np.float64).mean(1)))
     ok = err.min() >= 0 and err.max() < 0.5
-    return ClaimResult.close(mean if ok else math.nan, 38.10, atol=0.01,
+    # float32: depths are sample positions t_j (exact in float32); the weighted mean sums 8192 terms ~ 40:
+    # <= log2(8192) eps32 relative ~ 1.6e-6, so 1e-5 relative
+    return ClaimResult.close(mean if ok else math.nan, mean_ref, rtol=by_precision(1e-12, 1e-5),
                              details=f"over-estimate in [{err.min():.4f}, {err.max():.4f}] (< delta = 0.5); "
                                      f"exact-geometry mean on this panorama {mean_exact:.4f} (1.22137 a = 37.862)")
 
