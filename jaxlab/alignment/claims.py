@@ -5,6 +5,8 @@ against the frontier, the discrete BoN KL bound, proxy-reward gaps and reward-mo
 
 from __future__ import annotations
 
+import math
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -193,11 +195,29 @@ def uniform_bon_approaches_the_frontier() -> ClaimResult:
 
 @claim(area="alignment", paper=BEIRAMI)
 def exponential_bon_is_not_near_optimal() -> ClaimResult:
-    """Exp(1) rewards: the BoN/frontier gain ratio is 0.66-0.73 for N ∈ {2, 4, 16}. Measured: the largest."""
-    n = jnp.array([2.0, 4.0, 16.0])
-    ratio = exponential_bon_gain(n) / gain_at_kl(exponential_frontier(1.0 + _grid()), bon_kl_formula(n))
-    ok = float(ratio.min()) >= 0.655 and float(ratio.max()) <= 0.73
-    return ClaimResult(float(ratio.max()), "in [0.66, 0.73]", 0.73, ok, f"ratios {np.round(ratio, 4).tolist()}")
+    """Exp(1) rewards: the BoN/frontier gain ratio at the same KL is ρ_N = (H_N − 1)/g*(KL_N) = 0.6610, 0.6828,
+    0.7232 for N = 2, 4, 16 (the spec's "≈ 0.66–0.73"), with KL_N = ln N − (N−1)/N and g*(κ) the frontier gain at
+    KL κ [derived]: for Exp(1) the tilted policy with λ = 1/β has gain g = λ/(1−λ) and KL = g − ln(1 + g), so
+    g* = −W₋₁(−e^{−1−κ}) − 1 (Lambert W, lower branch). The claim interpolates the frontier on the 4000-point β grid
+    and compares each ratio with that closed form (scipy's Lambert W and the harmonic sum, no jaxlab code).
+    Measured: the largest relative error; tolerance 1e-5 (float64) / 2e-5 (float32), derived below."""
+    from scipy.special import lambertw
+
+    ns = (2, 4, 16)
+    ratio = np.asarray(exponential_bon_gain(jnp.array(ns, dtype=float))
+                       / gain_at_kl(exponential_frontier(1.0 + _grid()), bon_kl_formula(jnp.array(ns, dtype=float))),
+                       np.float64)
+    kl = np.array([math.log(n) - (n - 1) / n for n in ns])
+    g_star = -lambertw(-np.exp(-1.0 - kl), -1).real - 1.0
+    want = np.array([sum(1.0 / k for k in range(1, n + 1)) - 1.0 for n in ns]) / g_star
+    rel = float(np.max(np.abs(ratio / want - 1.0)))
+    # linear interpolation in ln β on a grid of spacing h ≤ ln(10)·6/3999 ≈ 3.5e-3 (in ln g, and less in ln β) errs by
+    # ≤ h²/8 · |f''/f| with |f''/f| = O(1) on these smooth curves, ~1.5e-6 for each of the two interpolations
+    # (measured 7e-7): 1e-5 leaves room; float32 adds ≲ 16 eps32 ≈ 2e-6 of rounding in KL, gain and the
+    # interpolation weights (the KL curve's slope is O(1) here), so 2e-5
+    tol = by_precision(1e-5, 2e-5)
+    return ClaimResult.at_most(rel, tol, details=f"ratios {np.round(ratio, 5).tolist()} vs closed form "
+                               f"{np.round(want, 5).tolist()}")
 
 
 def _toy_lm(seed: int = 0, V: int = 1000):

@@ -196,26 +196,58 @@ def _ode_setup():
     return cfg, p0, x, y, G, W, r0
 
 
-@claim(area=_AREA, paper=SAP, quick=False)
+@claim(area=_AREA, paper=SAP, quick=False,
+       needs_float64="e(η) = |a| η² is 1e-8..1e-6 for η ≤ 1e-2, at float32's rounding of the residual spectrum "
+                     "(eps32 |r̂| ≈ 6e-8 per evaluation, times the simulator's roundings): float32 ratios measured "
+                     "2.8, 5.4, 3.9 at η = 1e-3, 3e-3, 1e-2 (the former ±1 band failed there too)")
 def residual_ode_is_second_order() -> ClaimResult:
-    """One GD step: e(η) = ‖r̂_{t+1} − (r̂_t − ηG r̂_t)‖ is O(η²): e(2η)/e(η) ≈ 4, worst over η ∈ {1e-3, 3e-3,
-    1e-2} (n = 2, L = 2)."""
+    """One GD step: e(η) = ‖r̂_{t+1} − (r̂_t − ηG r̂_t)‖ is O(η²), so e(2η)/e(η) = 4 up to the next Taylor order, for
+    η ∈ {1e-3, 3e-3, 1e-2} (n = 2, L = 2). With r̂(θ_0 − η∇ℒ) = r̂_0 − ηG r̂_0 + a η² + b η³ + c η⁴ + O(η⁵) (a, b, c
+    from nested forward-mode derivatives in η), the triangle inequality gives
+    |e(2η)/e(η) − 4| ≤ (4η‖b‖ + 12η²‖c‖)/(‖a‖ − η‖b‖ − η²‖c‖) [derived], plus rounding ≤ 5 δ/e(η) with δ =
+    64 eps64 ‖r̂_0‖ (two residual evaluations of ≲ 32 roundings each). Measured: the ratio farthest from 4, judged
+    against its own η's tolerance (≈ 3.5e-4 at η = 1e-3 and 3.5e-3 at η = 1e-2; the old ±1 accepted e ∝ η^1.6)."""
     cfg, p0, x, y, G, W, r0 = _ode_setup()
+    g = jax.jit(jax.grad(mse_loss), static_argnums=3)(p0, x, y, cfg)
+
+    def r_of(eta):
+        return residual_spectrum(p0 - eta * g, x, y, cfg, degree=W)
 
     @jax.jit
     def e(eta):
-        g = jax.grad(mse_loss)(p0, x, y, cfg)
-        r1 = residual_spectrum(p0 - eta * g, x, y, cfg, degree=W)
-        return jnp.linalg.norm(r1 - (r0 - eta * G @ r0))
+        return jnp.linalg.norm(r_of(eta) - (r0 - eta * G @ r0))
 
-    ratios = [float(e(2 * eta) / e(eta)) for eta in (1e-3, 3e-3, 1e-2)]
-    worst = max(ratios, key=lambda r: abs(r - 4))
-    return ClaimResult.close(worst, 4.0, atol=1.0, details=f"ratios {np.round(ratios, 4)}")
+    @jax.jit
+    def taylor():
+        d1 = lambda t: jax.jvp(r_of, (t,), (jnp.ones_like(t),))[1]  # noqa: E731
+        d2 = lambda t: jax.jvp(d1, (t,), (jnp.ones_like(t),))[1]  # noqa: E731
+        d3 = lambda t: jax.jvp(d2, (t,), (jnp.ones_like(t),))[1]  # noqa: E731
+        d4 = lambda t: jax.jvp(d3, (t,), (jnp.ones_like(t),))[1]  # noqa: E731
+        z = jnp.zeros((), g.dtype)
+        return tuple(jnp.linalg.norm(d(z)) / f for d, f in ((d2, 2.0), (d3, 6.0), (d4, 24.0)))
+
+    a, b, c = (float(v) for v in taylor())
+    delta = 64 * np.finfo(np.float64).eps * float(jnp.linalg.norm(r0))
+    worst, det = None, []
+    for eta in (1e-3, 3e-3, 1e-2):
+        e1 = float(e(eta))
+        ratio = float(e(2 * eta)) / e1
+        tol = float((4 * eta * b + 12 * eta**2 * c) / (a - eta * b - eta**2 * c) + 5 * delta / e1)
+        det.append(f"η={eta:g}: {ratio:.7f} (tol {tol:.2g})")
+        if worst is None or abs(ratio - 4) / tol > abs(worst[0] - 4) / worst[1]:
+            worst = (ratio, tol)
+    return ClaimResult.close(worst[0], 4.0, atol=worst[1],
+                             details="; ".join(det) + f"; ‖a‖ {a:.3g}, ‖b‖ {b:.3g}, ‖c‖ {c:.3g}")
 
 
 @claim(area=_AREA, paper=SAP)
 def frozen_kernel_tracks_gradient_descent() -> ClaimResult:
-    """exp(−ηtG) r̂(0) against 200 GD steps with lr 1e-3 (n = 2, L = 2): relative error of r̂(200) < 5 %."""
+    """exp(−ηtG) r̂(0) against 200 GD steps with lr 1e-3 (n = 2, L = 2): the frozen-kernel prediction of r̂(200) must
+    be at least 10x closer to it than the no-change prediction r̂(0) (the residual moves only ~4 % here, so a 5 %
+    bar alone would pass "nothing happens"; a wrong kernel errs by about as much as the residual moves: 2G, G/2,
+    conj(G) and diag(G) give 0.87, 0.50, 0.66 and 0.75), and within 5 % relative. Measured:
+    ‖r̂(200) − pred‖ / ‖r̂(200) − r̂(0)‖ (<= 0.1; the linearisation's error is second order in the movement,
+    measured ≈ 0.03)."""
     cfg, p0, x, y, G, W, r0 = _ode_setup()
     eta, T = 1e-3, 200
     st, _ = fit(train_init(p0, optax.sgd(eta)), x, y, cfg, optax.sgd(eta), T, T)
@@ -223,7 +255,9 @@ def frozen_kernel_tracks_gradient_descent() -> ClaimResult:
     pred = linearized_residual(G, r0, eta, T)
     rel = float(jnp.linalg.norm(rT - pred) / jnp.linalg.norm(rT))
     moved = float(jnp.linalg.norm(rT - r0) / jnp.linalg.norm(rT))
-    return ClaimResult.at_most(rel, 0.05, details=f"|r_hat(T) - r_hat(0)| / |r_hat(T)| = {moved:.3g} for scale")
+    det = f"|r_hat(T) - pred| / |r_hat(T)| = {rel:.3g} (<= 0.05), |r_hat(T) - r_hat(0)| / |r_hat(T)| = {moved:.3g}"
+    res = ClaimResult.at_most(rel / moved, 0.1, details=det)
+    return res if rel <= 0.05 else ClaimResult(res.measured, res.expected, res.tolerance, False, det)
 
 
 @claim(area=_AREA, paper=SAP)

@@ -105,7 +105,11 @@ def test_bon_sits_below_the_frontier_with_the_spec_ratios():
     assert float(unif.min()) >= 0.94 and bool(jnp.all(jnp.diff(unif) > 0)) and float(unif[-1]) > 0.9999
     n3 = jnp.array([2.0, 4.0, 16.0])
     expo = jax.vmap(exponential_bon_gain)(n3) / gain_at_kl(exponential_frontier(1.0 + grid), bon_kl_formula(n3))
-    assert float(expo.min()) > 0.65 and float(expo.max()) < 0.73
+    # closed form (H_N - 1) / g*(KL_N), g* = -W_{-1}(-exp(-1 - KL)) - 1: 0.66100, 0.68277, 0.72323
+    kl = np.log([2.0, 4.0, 16.0]) - np.array([1 / 2, 3 / 4, 15 / 16])
+    g_star = -special.lambertw(-np.exp(-1.0 - kl), -1).real - 1.0
+    np.testing.assert_allclose(expo, (np.array([1.5, 25 / 12, special.digamma(17.0) + np.euler_gamma]) - 1) / g_star,
+                               rtol=1e-5)
     # finite space: exact BoN against the exact frontier at the same (exact) KL
     log_pi0, r = toy_lm()
     _, kl, gain = bon_over_n(log_pi0, r, jnp.array([2.0, 16.0, 256.0]))

@@ -59,6 +59,12 @@ MUTATIONS = (
     Mutation("online:real_spectrum_residual_decays_like_two_to_minus_n", "_decay_slope"),
     Mutation("forecasting:df_equals_ef_with_one_step", "F.ef_forecast"),
     Mutation("facts:bootstrap_half_width_for_p_06_n_1000", "facts.bootstrap_ci"),
+    # issue 29: claims that could not fail, now checked against independent references
+    Mutation("core:mmd_of_a_weighted_sample_with_itself_is_zero", "mmd2"),
+    Mutation("alignment:exponential_bon_is_not_near_optimal", "exponential_bon_gain"),
+    Mutation("semantic_flow:response_maps_are_distributions", "sf.aggregate_responses"),
+    Mutation("quantum:frozen_kernel_tracks_gradient_descent", "linearized_residual"),
+    Mutation("quantum:residual_ode_is_second_order", "mse_loss"),  # a 3 % wrong gradient: e(η) becomes O(η)
     # Monte-Carlo claims: the tolerance is k standard errors, so a 3 % bias must fail
     Mutation("alignment:gaussian_sample_estimator_within_3_percent", "gain_from_samples"),
     Mutation("denoise:igt_error_follows_one_over_t", "mc_errors"),
@@ -66,6 +72,7 @@ MUTATIONS = (
     Mutation("flow_agent:cfm_gaussian_loss_floor", "FM.cfm_loss"),
     Mutation("multiscale:population_loss_linear_links", "population_loss_linear"),
     Mutation("multiscale:first_chaos_he12_closed_form_vs_monte_carlo", "first_chaos_mc"),
+    Mutation("langevin:monte_carlo_ald_matches_exact_propagation", "al.ald_gaussian_moments"),
 )
 
 

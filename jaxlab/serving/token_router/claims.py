@@ -9,6 +9,7 @@ q = (0.8, 0.2), alpha = (2, 10) ms, beta = (0.05, 0.4) ms/token, 6000 tokens, se
 from __future__ import annotations
 
 import functools
+import math
 import statistics
 
 import jax
@@ -16,7 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.core import ClaimResult, claim
-from jaxlab.core.verification import by_precision
+from jaxlab.core.verification import by_precision, mean_and_se
 from jaxlab.serving.token_router.cost_model import (
     StepCostModel,
     derive_delayed_batching,
@@ -41,6 +42,7 @@ def _cost() -> StepCostModel:
 
 
 Q, TOKENS, SEEDS = 0.2, 6000, (0, 1, 2)
+RATIO_SEEDS = tuple(range(10))  # delayed_beats_greedy_async: per-seed ratios, their spread gives the SE
 GRID = (1, 2, 4, 8, 16, 32, 64, 128)
 
 
@@ -113,10 +115,22 @@ def derived_threshold_near_best_of_grid() -> ClaimResult:
 
 @claim(area=_AREA, paper=TOKEN_ROUTER)
 def delayed_beats_greedy_async() -> ClaimResult:
-    """DES throughput at B_L* >= 1.25x greedy asynchronous launch (B_L = 1) for N = 8 and 32 (the reconstruction expects
-    about 1.65 and 1.61); measured = the smaller ratio."""
-    r = {n: _des("async_delayed", n) / _des("async_greedy", n) for n in (8, 32)}
-    return ClaimResult.at_least(min(r.values()), 1.25, details=", ".join(f"N={n}: {v:.3f}" for n, v in r.items()))
+    """DES throughput at B_L* over greedy asynchronous launch (B_L = 1) is about 1.6 for N = 8 and 32 (the
+    reconstruction expects about 1.65 and 1.61; the spec's bar of 1.25 is far below that): the mean of the per-seed
+    ratios over seeds 0..9 must reach 1.6 within seed noise, mean + 4 SE >= 1.6 for each N (SE from the 10 seeds;
+    a ratio of 1.25, or a bias of 4 SE below 1.6, fails; the spec's 1.25 stays a hard floor whatever the SE).
+    Measured: the mean ratio of the N closest to failing."""
+    stats = {}
+    for n in (8, 32):
+        ratios = [simulate("async_delayed", _cost(), bernoulli_sim_router(Q), n, TOKENS, seed=s).throughput
+                  / simulate("async_greedy", _cost(), bernoulli_sim_router(Q), n, TOKENS, seed=s).throughput
+                  for s in RATIO_SEEDS]
+        stats[n] = mean_and_se(np.asarray(ratios))
+    worst = min(stats, key=lambda n: stats[n][0] + 4 * stats[n][1])
+    mean, se = stats[worst]
+    det = ", ".join(f"N={n}: {m:.4f} (SE {e:.4f})" for n, (m, e) in stats.items())
+    return ClaimResult(mean, ">= 1.6 within 4 SE", 1.6 - 4 * se,
+                       all(math.isfinite(m) and m + 4 * e >= 1.6 and m >= 1.25 for m, e in stats.values()), det)
 
 
 @claim(area=_AREA, paper=TOKEN_ROUTER)
