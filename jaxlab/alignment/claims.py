@@ -132,7 +132,7 @@ def gaussian_frontier_is_sigma_sqrt_2kl() -> ClaimResult:
     return ClaimResult.at_most(err, 1e-8)
 
 
-@claim(area="alignment", paper=MONTEIRO_PAES, quick=False)
+@claim(area="alignment", paper=MONTEIRO_PAES)
 def gaussian_sample_estimator_within_3_percent() -> ClaimResult:
     """gain_from_samples on Gaussian rewards r = σx, x ~ N(0, 1), at β = σ is unbiased for the frontier gain σ²/β = σ
     (σ ∈ {0.5, 1, 2}): per σ, 50 independent seeds of n = 2·10⁴ draws (10⁶ in all); their mean lies within 4.5
