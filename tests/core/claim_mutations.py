@@ -48,6 +48,7 @@ MUTATIONS = (
     Mutation("scaling:collinear_kappa_equals_cosine_formula_for_every_k", "C.scale_block_condition_number"),
     Mutation("semantic_flow:euler_gaussian_closed_form", "rf.euler_sample"),
     Mutation("snn:energy_formula", "energy.energy_pj"),
+    Mutation("snn:dsn_with_minus_inf_threshold_is_lif", "scan.lif_scan"),
     Mutation("token_router:single_model_limit_is_exact", "throughput_separate"),
     Mutation("active_scene:homogeneous_slab_transmittance", "A.raycast"),
     Mutation("active_scene:cube_room_mean_panoramic_depth", "A.raycast"),
