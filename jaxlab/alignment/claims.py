@@ -229,14 +229,33 @@ def _toy_lm(seed: int = 0, V: int = 1000):
 @claim(area="alignment", paper=BEIRAMI)
 def discrete_bon_kl_is_below_the_formula() -> ClaimResult:
     """Finite space (V = 1000, π₀ = softmax(N(0, 2²)), r ~ N(0, 1), seed 0): the exact KL of best-of-N is below
-    ln N − (N−1)/N for N ∈ {2, 4, 16, 64, 256}, with a gap growing in N. Measured: exact KL at N = 256 (≈ 3.61,
-    formula 4.55)."""
+    ln N − (N−1)/N for N ∈ {2, 4, 16, 64, 256}, with a gap growing in N, and equals an independent float64 NumPy
+    computation from the order statistics (rewards sorted, F_i the π₀-mass of the i lowest, π_N(i) = F_i^N −
+    F_{i−1}^N computed as F_{i−1}^N expm1(N log1p(π₀_i / F_{i−1})), KL = Σ π_N ln(π_N / π₀)). Measured: the largest
+    relative difference from it (3.61 at N = 256, against the formula's 4.55, in the details)."""
     log_pi0, r = _toy_lm()
     ns = jnp.array([2.0, 4.0, 16.0, 64.0, 256.0])
     _, kl, _ = jax.jit(jax.vmap(best_of_n, in_axes=(None, None, 0)))(log_pi0, r, ns)
     gap = bon_kl_formula(ns) - kl
+    order = np.argsort(np.asarray(r, np.float64))
+    p0 = np.exp(np.asarray(log_pi0, np.float64))[order]
+    p0 = p0 / p0.sum()
+    below = np.concatenate([[0.0], np.cumsum(p0)[:-1]])  # F_{i-1}
+    ref = []
+    some = below > 0
+    for n in (2, 4, 16, 64, 256):
+        pn = p0**n
+        x = n * np.log1p(p0[some] / below[some])  # F_{i-1}^N expm1(x) in logs: no overflow when F_{i-1} is tiny
+        pn[some] = np.exp(n * np.log(below[some]) + np.where(x > 30, x, np.log(np.expm1(np.minimum(x, 30)))))
+        mass = pn > 0
+        ref.append(float(np.sum(pn[mass] * np.log(pn[mass] / p0[mass]))))
+    rel = float(np.max(np.abs(np.asarray(kl, np.float64) / np.array(ref) - 1)))
     ok = float(gap.min()) > 0 and bool(jnp.all(jnp.diff(gap) > 0))
-    res = ClaimResult.close(kl[-1], 3.61, atol=0.005, details=f"gaps {np.round(gap, 4).tolist()}")
+    # float32: the KL sums V = 1000 terms of O(1) relative rounding eps32 each (π_N from powers of F: ~N eps32 in
+    # the tail terms, which carry little mass): <= 64 eps32 relative ~ 7.6e-6, so 2e-5
+    four = lambda a: [round(float(v), 4) for v in np.asarray(a)]  # noqa: E731
+    details = f"KL {four(kl)} vs NumPy {four(ref)}; gaps {four(gap)}"
+    res = ClaimResult.at_most(rel, by_precision(1e-10, 2e-5), details=details)
     return res if ok else ClaimResult(res.measured, res.expected, res.tolerance, False, "gap not positive/growing")
 
 

@@ -36,6 +36,7 @@ class Mutation:
 MUTATIONS = (
     # closed forms and exact identities
     Mutation("alignment:gaussian_frontier_is_sigma_sqrt_2kl", "frontier"),
+    Mutation("alignment:discrete_bon_kl_is_below_the_formula", "best_of_n"),
     Mutation("core:mmd_between_gaussians_matches_closed_form", "mmd2"),
     # the Stein identity holds for any scale of the kernel: plant a wrong score instead
     Mutation("core:stein_kernel_has_zero_mean_under_the_target", "stein_gram", arg=1),
