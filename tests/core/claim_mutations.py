@@ -71,6 +71,8 @@ MUTATIONS = (
     Mutation("alignment:gaussian_sample_estimator_within_3_percent", "gain_from_samples"),
     Mutation("denoise:igt_error_follows_one_over_t", "mc_errors"),
     Mutation("denoise:disk_stationary_error_dp_mode", "mc_errors"),
+    Mutation("denoise:quadratic_mle_variance_in_1d", "mle_1d_errors"),
+    Mutation("alignment:gaussian_bon_gain_matches_monte_carlo", "gaussian_bon_gain"),
     Mutation("flow_agent:cfm_gaussian_loss_floor", "FM.cfm_loss"),
     Mutation("multiscale:population_loss_linear_links", "population_loss_linear"),
     Mutation("multiscale:first_chaos_he12_closed_form_vs_monte_carlo", "first_chaos_mc"),

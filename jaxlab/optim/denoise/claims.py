@@ -178,11 +178,15 @@ def mle_1d_errors(reps: int, seed: int = 6) -> jax.Array:
 
 @claim(area="denoise", paper=DENOISE)
 def quadratic_mle_variance_in_1d() -> ClaimResult:
-    """1-D quadratic MLE, x_s = s, s = 1..10, sigma = 1: Var(g_hat_10) = 1/10 + 20.25/82.5 = 0.345455
-    (2e5 reps, +-2%)."""
-    err = mle_1d_errors(200_000)
-    return ClaimResult.close(jnp.mean(err**2), 0.1 + 20.25 / 82.5, rtol=0.02,
-                             details=f"mean error {float(jnp.mean(err)):.2e} (unbiased)")
+    """1-D quadratic MLE, x_s = s, s = 1..10, sigma = 1: Var(g_hat_10) = 1/10 + 20.25/82.5 = 0.345455. The mean
+    squared error over 2e5 independent replicates lies within 4 standard errors of it (SE from the replicates'
+    spread, about 0.32 %; the old band was 2 %)."""
+    err = np.asarray(mle_1d_errors(200_000), dtype=np.float64)
+    mean, se = mean_and_se(err**2)
+    # float32: each error is a 10-point least-squares solve, rounding ~ 10 eps32 relative to |g| <= 12, 1e-5 absolute
+    # on an error of sd 0.59: the squared error moves by <= 2e-5 relative, 100 times below the SE: no allowance
+    return ClaimResult.within_se(mean, 0.1 + 20.25 / 82.5, se, k=4.0,
+                                 details=f"mean error {float(np.mean(err)):.2e} (unbiased)")
 
 
 @claim(area="denoise", paper=DENOISE)
