@@ -199,7 +199,7 @@ def uniform_bon_approaches_the_frontier() -> ClaimResult:
 @claim(area="alignment", paper=BEIRAMI)
 def exponential_bon_is_not_near_optimal() -> ClaimResult:
     """Exp(1) rewards: the BoN/frontier gain ratio at the same KL is ρ_N = (H_N − 1)/g*(KL_N) = 0.6610, 0.6828,
-    0.7232 for N = 2, 4, 16 (the spec's "≈ 0.66–0.73"), with KL_N = ln N − (N−1)/N and g*(κ) the frontier gain at
+    0.7232 for N = 2, 4, 16 (about 0.66–0.73), with KL_N = ln N − (N−1)/N and g*(κ) the frontier gain at
     KL κ [derived]: for Exp(1) the tilted policy with λ = 1/β has gain g = λ/(1−λ) and KL = g − ln(1 + g), so
     g* = −W₋₁(−e^{−1−κ}) − 1 (Lambert W, lower branch). The claim interpolates the frontier on the 4000-point β grid
     and compares each ratio with that closed form (scipy's Lambert W and the harmonic sum, no jaxlab code).

@@ -54,8 +54,9 @@ def _pattern_graph(pattern: Pattern):
 
 def _satisfies(spec: dict[str, Any], node: dict[str, Any]) -> bool:
     """A pattern variable's predicates on a host node, written here independently of the matcher's ``node_ok``:
-    every key of ``spec`` is a constraint (``kind`` equal; ``not_role`` excluded roles; ``ground`` / ``power``
-    booleans; any other key a list of allowed values of that node attribute), so an unknown key fails loudly."""
+    every key of the variable's predicate mapping is a constraint (``kind`` equal; ``not_role`` excluded roles;
+    ``ground`` / ``power`` booleans; any other key a list of allowed values of that node attribute), so an unknown
+    key fails loudly."""
     for key, want in spec.items():
         if key == "kind":
             ok = node["kind"] == want
