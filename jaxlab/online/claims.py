@@ -173,11 +173,14 @@ def _vaw_numpy(a: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:
     return out
 
 
-def _arx_numpy(y: np.ndarray, u: np.ndarray, n: int) -> np.ndarray:
-    """ARX features a_t = [y_{t-1}, ..., y_{t-n}, u_t, ..., u_{t-n+1}] (zeros before the series starts), numpy."""
-    y, u = np.asarray(y, dtype=np.float64).reshape(-1), np.asarray(u, dtype=np.float64).reshape(-1)
+def _arx_numpy(y: np.ndarray, u: np.ndarray | None, n: int) -> np.ndarray:
+    """ARX features a_t = [y_{t-1}, ..., y_{t-n}, u_t, ..., u_{t-n+1}] (zeros before the series starts; only the y
+    lags without ``u``), numpy."""
     lag = lambda x, k: np.concatenate([np.zeros(k), x[: len(x) - k]])  # noqa: E731
-    return np.stack([lag(y, k) for k in range(1, n + 1)] + [lag(u, k) for k in range(n)], axis=1)
+    cols = [lag(np.asarray(y, dtype=np.float64).reshape(-1), k) for k in range(1, n + 1)]
+    if u is not None:
+        cols += [lag(np.asarray(u, dtype=np.float64).reshape(-1), k) for k in range(n)]
+    return np.stack(cols, axis=1)
 
 
 def _random_stream():
@@ -300,8 +303,7 @@ def etth1_vaw_beats_ogd() -> ClaimResult:
     feats = usp.arx_features(y, None, 5)
     loss = float(vaw.run(feats, y, 1.0)[1].loss.sum())
     y_np = np.asarray(y, dtype=np.float64)
-    lag = np.stack([np.concatenate([np.zeros(k), y_np[:-k]]) for k in range(1, 6)], axis=1)
-    ref = float(np.sum((_vaw_numpy(lag, y_np, 1.0) - y_np) ** 2))
+    ref = float(np.sum((_vaw_numpy(_arx_numpy(y_np, None, 5), y_np, 1.0) - y_np) ** 2))
     best_ogd = min(float(jnp.nan_to_num(ogd.run(feats, y, optax.sgd(eta))[1].loss.sum(), nan=jnp.inf))
                    for eta in (1e-3, 1e-2, 1e-1))
     naive = float(jnp.sum(jnp.diff(y) ** 2) + y[0] ** 2)
