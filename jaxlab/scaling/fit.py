@@ -840,8 +840,9 @@ def _multistart_options(method: str, kw: dict) -> tuple:
 
 @functools.lru_cache(maxsize=64)
 def _compact_programs(fn: Callable, method: str, options: tuple):
-    """The three programs of a compacted multistart: per-start init (sharded), ``advance`` (re-pack the live
-    starts, run ``_CHUNK`` steps, record each start's outcome) and ``result`` (the :class:`FitResult`)."""
+    """The programs of a compacted multistart: ``init`` (per start, sharded), ``repack`` (gather the live starts
+    into the next padded size), ``advance`` (run ``_CHUNK`` steps, record each start's outcome row), ``result``
+    (the :class:`FitResult` from the outcome rows) and ``outcome`` (the outcome rows of the initial states)."""
     kw = dict(options)
     max_steps = kw["max_steps"]
     if method == "lm":
