@@ -1,7 +1,8 @@
 """The ``jaxlab`` command: ``list``, ``verify``, ``bench`` and ``cite``.
 
 ``jaxlab list`` prints the areas with their claims; ``jaxlab list --algorithms`` the registered iterative methods
-(:func:`jaxlab.core.algorithms`).
+(:func:`jaxlab.core.algorithms`); ``jaxlab list --negative`` the documented negative results (claims registered with
+``expected="not reproduced"``) with their diagnoses.
 
 ``jaxlab verify [AREA ...] [--quick] [--json PATH] [--dtype float32] [--jobs N]`` runs the registered claims of the
 areas (all when none is named) in float64, or in float32 with each claim's float32 tolerance (claims that need
@@ -39,7 +40,7 @@ def _version() -> str:
 
 
 def _verdict(o) -> str:
-    return "SKIP" if o.skipped is not None else "PASS" if o.passed else "FAIL"
+    return o.verdict
 
 
 def _fmt(v) -> str:
@@ -53,6 +54,8 @@ def _fmt(v) -> str:
 def cmd_list(args) -> int:
     if getattr(args, "algorithms", False):
         return _list_algorithms()
+    if getattr(args, "negative", False):
+        return _list_negative()
     from jaxlab.core.verification import discover_areas, registered
 
     areas = discover_areas()
@@ -71,6 +74,24 @@ def cmd_list(args) -> int:
             print(f"{'':<28}modules: {modules}")
         if papers:
             print(f"{'':<28}papers:  {papers}")
+    return 0
+
+
+def _list_negative() -> int:
+    """Print every claim registered with ``expected="not reproduced"``: its name, paper and docstring."""
+    from jaxlab.core.verification import discover_areas, load_area
+
+    found = [c for area in discover_areas() for c in load_area(area) if not c.reproduced]
+    if not found:
+        print("no claims are registered as not reproduced")
+        return 0
+    for c in found:
+        print(f"{c.area}:{c.name}  ({c.paper}{', slow' if not c.quick else ''})")
+        for line in c.doc.splitlines():
+            print(f"    {line.strip()}" if line.strip() else "")
+        print()
+    print(f"{len(found)} documented negative results: `jaxlab verify` reports each as NOT REPRODUCED while its check "
+          "(the measured opposite of the paper's statement) holds, and as FAIL once the behaviour changes")
     return 0
 
 
@@ -185,16 +206,24 @@ def cmd_verify(args) -> int:
     _save_seconds(timings, seconds, outcomes)
     wa = max(4, *(len(o.area) for o in outcomes))
     wc = max(5, *(len(o.claim) for o in outcomes))
-    header = f"{'area':<{wa}}  {'claim':<{wc}}  {'measured':>11}  {'expected':>12}  {'tolerance':>10}  result  seconds"
+    wr = max(6, *(len(_verdict(o)) for o in outcomes))
+    header = (f"{'area':<{wa}}  {'claim':<{wc}}  {'measured':>11}  {'expected':>12}  {'tolerance':>10}  "
+              f"{'result':<{wr}}  seconds")
     print(f"claims in {args.dtype}")
     print(header)
     print("-" * len(header))
     for o in outcomes:
         print(f"{o.area:<{wa}}  {o.claim:<{wc}}  {_fmt(o.measured):>11}  {_fmt(o.expected):>12}  "
-              f"{_fmt(o.tolerance):>10}  {_verdict(o):<6}  {o.seconds:7.2f}")
-    n_pass = sum(o.passed for o in outcomes)
-    n_skip = sum(o.skipped is not None for o in outcomes)
-    n_fail = len(outcomes) - n_pass - n_skip
+              f"{_fmt(o.tolerance):>10}  {_verdict(o):<{wr}}  {o.seconds:7.2f}")
+    verdicts = [_verdict(o) for o in outcomes]
+    n_pass, n_fail, n_skip = verdicts.count("PASS"), verdicts.count("FAIL"), verdicts.count("SKIP")
+    n_neg = verdicts.count("NOT REPRODUCED")
+    if n_neg:
+        print("\nnot reproduced (documented negative results: the check asserts the measured opposite of the paper's "
+              "statement; `jaxlab list --negative` gives each diagnosis):")
+        for o in outcomes:
+            if _verdict(o) == "NOT REPRODUCED":
+                print(f"  {o.area}:{o.claim}: {o.details}" if o.details else f"  {o.area}:{o.claim}")
     if n_skip:
         print(f"\nskipped in {args.dtype} (the claim needs float64):")
         for o in outcomes:
@@ -203,7 +232,8 @@ def cmd_verify(args) -> int:
     for o in outcomes:
         if o.error:
             print(f"\n{o.area}:{o.claim} raised:\n{o.error}", file=sys.stderr)
-    print(f"\n{n_pass} passed, {n_fail} failed, {n_skip} skipped in {time.perf_counter() - t_start:.1f} s "
+    neg = f"{n_neg} not reproduced, " if n_neg else ""
+    print(f"\n{n_pass} passed, {neg}{n_fail} failed, {n_skip} skipped in {time.perf_counter() - t_start:.1f} s "
           f"({args.dtype}; {jobs} process{'es' if jobs > 1 else ''}; compilation cache: {xla_cache or 'off'})")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
@@ -279,6 +309,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"jaxlab {_version()}")
     sub = p.add_subparsers(dest="command", required=True)
     ls = sub.add_parser("list", help="areas, their modules, papers and number of claims")
+    ls.add_argument("--negative", action="store_true",
+                    help="the claims registered as not reproduced (documented negative results), with their diagnoses")
     ls.add_argument("--algorithms", action="store_true",
                     help="list the registered iterative methods (Algorithm factories) instead")
     ls.set_defaults(fn=cmd_list)

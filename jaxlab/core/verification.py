@@ -302,6 +302,7 @@ class Claim:
     fn: Callable[[], ClaimResult]
     doc: str = ""
     needs_float64: str | None = None
+    reproduced: bool = True
 
 
 @dataclass
@@ -310,6 +311,9 @@ class Outcome:
 
     ``dtype`` is the precision it ran in; ``skipped`` holds the reason a float32 run left it out (its
     ``needs_float64``), in which case ``passed`` is ``False`` but the claim counts as skipped, not failed.
+    ``not_reproduced`` marks a documented negative result (a claim registered with
+    ``expected="not reproduced"``): its check asserts the measured opposite of the paper's statement, so
+    ``passed`` means that the negative result still holds, and :attr:`verdict` reads ``NOT REPRODUCED``.
     """
 
     area: str
@@ -324,19 +328,45 @@ class Outcome:
     error: str | None = field(default=None)
     dtype: str = "float64"
     skipped: str | None = None
+    not_reproduced: bool = False
+
+    @property
+    def verdict(self) -> str:
+        """``SKIP``, ``FAIL``, ``PASS`` or, for a documented negative result whose check holds, ``NOT REPRODUCED``.
+
+        A negative result whose check fails is a ``FAIL``: the behaviour it documents has changed, and the claim
+        (which may now reproduce) needs a look.
+        """
+        if self.skipped is not None:
+            return "SKIP"
+        if not self.passed:
+            return "FAIL"
+        return "NOT REPRODUCED" if self.not_reproduced else "PASS"
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        d["verdict"] = self.verdict
+        return d
+
+
+EXPECTED = ("reproduced", "not reproduced")
 
 
 _REGISTRY: dict[tuple[str, str], Claim] = {}
 
 
-def claim(*, area: str, paper: str, quick: bool = True, name: str | None = None, needs_float64: str | None = None):
+def claim(*, area: str, paper: str, quick: bool = True, name: str | None = None, needs_float64: str | None = None,
+          expected: str = "reproduced"):
     """Decorator registering a zero-argument function returning :class:`ClaimResult` as a claim.
 
     The claim is stored under ``(area, name)`` (a second registration under the same pair replaces the first)
     with the function's docstring as its description; ``jaxlab verify`` runs it.
+
+    A paper's statement that jaxlab's reconstruction does not reproduce, after an experiment designed so that it
+    should hold if true, is registered as a documented negative result, ``expected="not reproduced"``. Its check
+    asserts the *measured opposite*, with its uncertainty (for instance that the paper's gain lies above the
+    measured interval), and its docstring gives the diagnosis. ``jaxlab verify`` reports it as ``NOT REPRODUCED``
+    while that holds, which does not fail the run, and as ``FAIL`` once the behaviour changes.
 
     Args:
       area: the area's name, the directory that holds its ``claims.py``.
@@ -345,19 +375,25 @@ def claim(*, area: str, paper: str, quick: bool = True, name: str | None = None,
       name: the claim's name; ``None`` means the function's ``__name__``.
       needs_float64: why the claim cannot hold in float32 (for instance a figure below float32's resolution);
         ``jaxlab verify --dtype float32`` then skips it with this reason. ``None``: it runs in both precisions.
+      expected: ``"reproduced"`` (the default: the check asserts the paper's statement) or ``"not reproduced"``
+        (a documented negative result: the check asserts the measured opposite).
 
     Returns:
       The decorator, which returns the function unchanged.
 
     Raises:
-      ValueError: if ``needs_float64`` is given but empty.
+      ValueError: if ``needs_float64`` is given but empty, or ``expected`` is neither ``"reproduced"`` nor
+        ``"not reproduced"``.
     """
     if needs_float64 is not None and not str(needs_float64).strip():
         raise ValueError("needs_float64 must say why the claim needs float64 (got an empty reason)")
+    if expected not in EXPECTED:
+        raise ValueError(f"expected must be 'reproduced' or 'not reproduced', got {expected!r}")
 
     def register(fn: Callable[[], ClaimResult]) -> Callable[[], ClaimResult]:
         cname = name or fn.__name__
-        _REGISTRY[(area, cname)] = Claim(area, cname, paper, quick, fn, (fn.__doc__ or "").strip(), needs_float64)
+        _REGISTRY[(area, cname)] = Claim(area, cname, paper, quick, fn, (fn.__doc__ or "").strip(), needs_float64,
+                                         expected == "reproduced")
         return fn
 
     return register
@@ -401,7 +437,8 @@ def run_claims(claims: list[Claim], *, on_done: Callable[[Outcome], None] | None
     for c in claims:
         t0 = time.perf_counter()
         if dtype != "float64" and c.needs_float64:
-            o = Outcome(c.area, c.name, c.paper, None, None, None, False, 0.0, dtype=dtype, skipped=c.needs_float64)
+            o = Outcome(c.area, c.name, c.paper, None, None, None, False, 0.0, dtype=dtype, skipped=c.needs_float64,
+                        not_reproduced=not c.reproduced)
             outcomes.append(o)
             if on_done is not None:
                 on_done(o)
@@ -411,10 +448,11 @@ def run_claims(claims: list[Claim], *, on_done: Callable[[Outcome], None] | None
             if not isinstance(r, ClaimResult):
                 raise TypeError(f"claim {c.name} returned {type(r).__name__}, not ClaimResult")
             o = Outcome(c.area, c.name, c.paper, r.measured, r.expected, r.tolerance, bool(r.passed),
-                        time.perf_counter() - t0, r.details, dtype=dtype)
+                        time.perf_counter() - t0, r.details, dtype=dtype, not_reproduced=not c.reproduced)
         except Exception as exc:
             o = Outcome(c.area, c.name, c.paper, None, None, None, False, time.perf_counter() - t0,
-                        error=f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}", dtype=dtype)
+                        error=f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}", dtype=dtype,
+                        not_reproduced=not c.reproduced)
         outcomes.append(o)
         if on_done is not None:
             on_done(o)
@@ -529,7 +567,8 @@ def run_claims_parallel(claims: list[Claim], *, jobs: int, on_done: Callable[[Ou
     def fail(uid: int, error: str) -> None:
         for c in units[uid]:
             if (c.area, c.name) in pending[uid]:
-                record(Outcome(c.area, c.name, c.paper, None, None, None, False, 0.0, error=error, dtype=dtype))
+                record(Outcome(c.area, c.name, c.paper, None, None, None, False, 0.0, error=error, dtype=dtype,
+                               not_reproduced=not c.reproduced))
         pending[uid].clear()
 
     for _ in range(min(jobs, len(units))):

@@ -113,6 +113,8 @@ def test_parallel_verify_matches_serial_and_survives_a_dead_worker(monkeypatch):
     assert sorted(o.claim for o in seen) == sorted(c.name for c in claims)  # each reported once, as it arrived
     by = {o.claim: o for o in out}
     assert by["passes"].passed and not by["fails"].passed and by["runs_after_the_crash"].passed
+    assert by["negative_result_holds"].verdict == "NOT REPRODUCED" and by["passes"].verdict == "PASS"
+    assert by["kills_its_worker"].verdict == "FAIL" and not by["passes"].not_reproduced
     assert by["fails"].error is None and "boom in a worker" in by["raises"].error
     assert not by["kills_its_worker"].passed and "exit code 3" in by["kills_its_worker"].error
     for name in ("passes", "fails", "runs_after_the_crash"):  # in another process, in this process's precision
@@ -325,3 +327,46 @@ def test_verify_dtype_float32_runs_claims_in_float32_and_skips_what_needs_float6
 def test_needs_float64_must_give_a_reason():
     with pytest.raises(ValueError, match="needs_float64"):
         C.claim(area="_f32", paper="gretton2012mmd", needs_float64="  ")
+
+
+def test_verify_reports_documented_negative_results_as_not_reproduced(tmp_path, capsys, monkeypatch):
+    @C.claim(area="_neg", paper="gretton2012mmd")
+    def holds():
+        return C.ClaimResult.at_most(0.0, 1.0)
+
+    @C.claim(area="_neg", paper="gretton2012mmd", expected="not reproduced")
+    def paper_gain_is_absent():
+        """The paper's gain of 2 is not seen: the measured gain's upper bound stays below 1.2.
+
+        Diagnosis: an invented reason, for the test.
+        """
+        return C.ClaimResult.at_most(1.1, 1.2, details="gain 1.10 +- 0.02")
+
+    monkeypatch.setattr(C, "discover_areas", lambda: {"_neg": "jaxlab.core.verification"})
+    path = tmp_path / "neg.json"
+    assert cli.main(["verify", "_neg", "--jobs", "1", "--json", str(path)]) == 0  # a negative result does not fail
+    captured = capsys.readouterr()
+    assert "1 passed, 1 not reproduced, 0 failed, 0 skipped" in captured.out
+    assert "_neg:paper_gain_is_absent NOT REPRODUCED" in captured.err
+    assert "_neg:paper_gain_is_absent: gain 1.10 +- 0.02" in captured.out
+    rows = {r["claim"]: r for r in json.loads(path.read_text())}
+    assert rows["paper_gain_is_absent"]["verdict"] == "NOT REPRODUCED" and rows["paper_gain_is_absent"]["passed"]
+    assert rows["holds"]["verdict"] == "PASS" and not rows["holds"]["not_reproduced"]
+
+    assert cli.main(["list", "--negative"]) == 0
+    out = capsys.readouterr().out
+    assert "_neg:paper_gain_is_absent  (gretton2012mmd)" in out and "Diagnosis: an invented reason" in out
+    assert "holds" not in out.split("documented negative results")[0]
+
+    # once the behaviour changes (the check of the negative result fails), the claim is a FAIL and verify exits 1
+    @C.claim(area="_neg", paper="gretton2012mmd", expected="not reproduced", name="paper_gain_is_absent")
+    def now_reproduces():
+        return C.ClaimResult.at_most(2.0, 1.2)
+
+    assert cli.main(["verify", "_neg", "--jobs", "1"]) == 1
+    assert "1 passed, 1 failed, 0 skipped" in capsys.readouterr().out
+
+
+def test_expected_must_be_reproduced_or_not_reproduced():
+    with pytest.raises(ValueError, match="expected must be 'reproduced' or 'not reproduced'"):
+        C.claim(area="_neg", paper="gretton2012mmd", expected="negative")

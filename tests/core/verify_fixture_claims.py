@@ -17,6 +17,12 @@ def fails():
     return C.ClaimResult.at_most(2.0, 1.0, details=f"pid={os.getpid()} precision={C.precision()}")
 
 
+@C.claim(area=AREA, paper="gretton2012mmd", expected="not reproduced")
+def negative_result_holds():
+    """A documented negative result whose check (the measured opposite) holds."""
+    return C.ClaimResult.at_most(0.0, 1.0, details=f"pid={os.getpid()} precision={C.precision()}")
+
+
 @C.claim(area=AREA, paper="gretton2012mmd")
 def raises():
     raise RuntimeError("boom in a worker")
