@@ -311,3 +311,54 @@ def etth1_vaw_beats_ogd() -> ClaimResult:
     details = f"numpy VAW {ref:.4f}, best OGD {best_ogd:.1f}, naive {naive:.1f}: {verdict}"
     res = ClaimResult.close(loss, ref, rtol=by_precision(1e-9, 1e-4), details=details)
     return res if loss < best_ogd else ClaimResult(loss, res.expected, res.tolerance, False, res.details)
+
+
+_T_NOISE, _SEEDS_NOISE = 1000, 8
+
+
+def _vaw_ftl_regrets(sigma: float, lam: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Regret_T (definition (i), T = 1000) of VAW and of online ridge (FTL) on the USP features (n = 8) of
+    ``_SEEDS_NOISE`` random marginally stable LDS (d_h = 50) observed with noise ``sigma``: two ``(seeds,)`` arrays."""
+
+    @jax.jit
+    @jax.vmap
+    def one(key):
+        k1, k2, k3 = jax.random.split(key, 3)
+        u = jax.random.normal(k2, (_T_NOISE, 1))
+        y, _ = lds.simulate(k3, lds.random_lds(k1, 50), u, obs_noise=sigma)
+        feats, y = usp.arx_features(y, u, 8), y[:, 0]
+        best = regret.best_fixed_loss(feats, y, lam)[-1]
+        return (vaw.run(feats, y, lam)[1].loss.sum() - best, vaw.ridge_ftl_run(feats, y, lam)[1].loss.sum() - best)
+
+    r_vaw, r_ftl = one(jnp.stack([jax.random.key(s) for s in range(_SEEDS_NOISE)]))
+    return np.asarray(r_vaw, dtype=np.float64), np.asarray(r_ftl, dtype=np.float64)
+
+
+@claim(area="online", paper="vovk2001competitive", quick=False)
+def vaw_beats_ridge_ftl_under_heavy_noise() -> ClaimResult:
+    """VAW's regret is below online ridge's (follow the leader, FTL) when the noise is as large as the signal.
+
+    Why (Zhdanov and Vovk, arXiv:0910.4683; Cesa-Bianchi and Lugosi 2006, section 11.8): with the leverage
+    h_t = a_t^T A_t^{-1} a_t, VAW's prediction is FTL's shrunk, y^VAW_t = (1 - h_t) y^FTL_t, and FTL obeys the
+    identity sum_t (1 - h_t)(y^FTL_t - y_t)^2 = L*_T, so Regret^FTL_T = sum_t h_t (y^FTL_t - y_t)^2 exactly: FTL
+    pays its own loss at every high-leverage round, a loss it does not bound (its prediction is unbounded), while
+    VAW pays at most Y^2 h_t (Regret^VAW_T <= Y^2 sum_t h_t <= Y^2 ln det(A_T / lam)). In a well-specified model
+    with noise sigma, FTL's excess at a high-leverage round is ~ sigma^2 h_t / (1 - h_t) and VAW's
+    ~ sigma^2 h_t (1 - h_t) + h_t^2 (theta^T a_t)^2: the shrinkage wins when the noise dominates and loses when the
+    signal dominates. So the worst-case advantage of VAW shows in heavy noise, not on near-noiseless streams.
+
+    Experiment (ours): 8 random marginally stable LDS (d_h = 50, the systems of
+    ``usp_vaw_regret_is_polylogarithmic``), u_t ~ N(0, 1), observation noise sigma = 1, USP features n = 8,
+    lam = 1, T = 1000, regret against the best fixed ridge predictor. Check: the mean of Regret^FTL_T -
+    Regret^VAW_T over the 8 systems exceeds 4 standard errors (measured: 53.8 +- 8.1, VAW 70.9, FTL 124.7; with
+    lam = 1e-2 the gap is 420 +- 126 and with lam = 1e-4 2140 +- 1300: FTL's regret grows as lam shrinks, VAW's
+    stays at 71.6). Reported in the details, not checked: at sigma = 0.1 (the polylog claims' setting) FTL is
+    the lower of the two (gap -2.3 +- 1.0 at lam = 1; 1.77 against 4.10 in the notebook), because there the
+    shrinkage's bias h_t^2 (theta^T a_t)^2 exceeds the variance it saves."""
+    r_vaw, r_ftl = _vaw_ftl_regrets(1.0)
+    mean, se = mean_and_se(r_ftl - r_vaw)
+    low_vaw, low_ftl = _vaw_ftl_regrets(0.1)
+    low, low_se = mean_and_se(low_ftl - low_vaw)
+    return ClaimResult.at_least(mean - 4 * se, 0.0,
+                                details=f"sigma = 1: FTL - VAW = {mean:.1f} +- {se:.1f} (VAW {r_vaw.mean():.1f}, FTL "
+                                        f"{r_ftl.mean():.1f}); sigma = 0.1: FTL - VAW = {low:.2f} +- {low_se:.2f}")

@@ -2,7 +2,8 @@
 
 A. Marsden and E. Hazan, *The Power of Second Order Methods for Sequence Preconditioning* (arXiv:2605.08390) and
 *Universal Sequence Preconditioning* (arXiv:2502.06545); V. Vovk (2001); K. Azoury and M. Warmuth (2001);
-N. Cesa-Bianchi and G. Lugosi (2006); E. Hazan, K. Singh and C. Zhang (arXiv:1711.00946); M. Zinkevich (2003).
+N. Cesa-Bianchi and G. Lugosi (2006); F. Zhdanov and V. Vovk (arXiv:0910.4683); E. Hazan, K. Singh and C. Zhang
+(arXiv:1711.00946); M. Zinkevich (2003).
 The ETT data set (H. Zhou et al., arXiv:2012.07436) is registered with its loader, :mod:`jaxlab.data.ett`.
 """
 
@@ -10,7 +11,8 @@ from __future__ import annotations
 
 from jaxlab.core.citations import register_paper
 
-__all__ = ["AZOURY", "CESA_BIANCHI", "HAZAN_SPECTRAL", "MARSDEN_SECOND", "MARSDEN_USP", "VOVK", "ZINKEVICH"]
+__all__ = ["AZOURY", "CESA_BIANCHI", "HAZAN_SPECTRAL", "MARSDEN_SECOND", "MARSDEN_USP", "VOVK", "ZHDANOV",
+           "ZINKEVICH"]
 
 MARSDEN_SECOND = "marsden2026second"
 MARSDEN_USP = "marsden2025usp"
@@ -19,6 +21,7 @@ AZOURY = "azoury2001relative"
 CESA_BIANCHI = "cesabianchi2006prediction"
 HAZAN_SPECTRAL = "hazan2017spectral"
 ZINKEVICH = "zinkevich2003online"
+ZHDANOV = "zhdanov2009competing"
 
 register_paper("marsden2026second", """
 @article{marsden2026second,
@@ -83,4 +86,12 @@ register_paper("zinkevich2003online", """
   booktitle = {Proceedings of the 20th International Conference on Machine Learning},
   pages = {928--936},
   year = {2003},
+}""")
+
+register_paper("zhdanov2009competing", """
+@article{zhdanov2009competing,
+  title = {Competing with Gaussian linear experts},
+  author = {Zhdanov, Fedor and Vovk, Vladimir},
+  journal = {arXiv preprint arXiv:0910.4683},
+  year = {2009},
 }""")

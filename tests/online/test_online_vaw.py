@@ -92,6 +92,22 @@ def test_ridge_ftl_matches_reference(stream):
     np.testing.assert_allclose(info2.y_hat, info.y_hat, atol=1e-9)
 
 
+def test_vaw_is_shrunk_ftl_and_ftl_regret_identity(stream):
+    """y^VAW_t = (1 - h_t) y^FTL_t, and Regret^FTL_t = sum_{s<=t} h_s (y^FTL_s - y_s)^2 for every t (Zhdanov and
+    Vovk, arXiv:0910.4683: sum_t (1 - h_t)(y^FTL_t - y_t)^2 = L*_T), the identity behind the claim
+    `online:vaw_beats_ridge_ftl_under_heavy_noise`."""
+    a, y = stream
+    noisy = y + 3.0 * np.random.default_rng(1).standard_normal(T)
+    for target in (y, noisy):
+        i_vaw = vaw.run(a, target, LAM)[1]
+        i_ftl = vaw.ridge_ftl_run(a, target, LAM)[1]
+        h = np.asarray(i_vaw.leverage)
+        np.testing.assert_allclose(i_ftl.leverage, h, rtol=1e-9)
+        np.testing.assert_allclose(i_vaw.y_hat, (1 - h) * np.asarray(i_ftl.y_hat), atol=1e-9)
+        reg_ftl = np.asarray(regret.regret_vs_best_fixed(a, target, i_ftl.y_hat, LAM))
+        np.testing.assert_allclose(reg_ftl, np.cumsum(h * np.asarray(i_ftl.loss)), rtol=1e-8, atol=1e-8)
+
+
 def test_multi_output_and_vmap(stream, runs):
     a, y = stream
     Y = np.stack([y, -2 * y + 1], 1)
