@@ -32,13 +32,11 @@ from jaxlab.optim import (
     disk,
     dp_run,
     ema,
-    gaussian_noise,
     harmonic,
     igt,
     noise_multiplier_for,
     rls_init,
     rls_step,
-    run,
     track,
     two_point,
 )
@@ -94,66 +92,55 @@ for name, c in curves.items():
     print(f"{name:22s} E||e_T||^2 = {c[-1]:.4f}   (sigma^2 d / T = {D / T:.3f})")
 
 # %% [markdown]
-# ## 2. Non-convex rate study (report only)
+# ## 2. Non-convex rate study: $T^{-12/19}$ is not reproduced
 #
-# $f(x) = \sum_i x_i^2/2 + 2\sin^2 x_i$, $d = 20$, $\sigma = 1$ (DP mode), normalized steps
-# $x \leftarrow x - \eta\, m/\|m\|$, 5 seeds (rows of the parameter array), tuned over
-# $\eta = c/\sqrt T$, $c \in \{0.1, 0.3, 1, 3\}$ and $\alpha \in \{0.03, 0.1, 0.3\}$ (DiSK: $\kappa = \alpha$,
-# $\gamma = 0.5$; SGD: no denoiser). The figure is the mean of $\|\nabla f(x_t)\|^2$ over the last 10% of steps,
-# best tuning, for $T \in \{100, 400, 1600\}$ (our planned range is $10^3..1.6\cdot 10^4$; shortened to fit
-# a notebook). The paper claims $T^{-12/19}$ for its two-query method versus $T^{-1/2}$ for SGD; an earlier pilot
-# run found no robust ordering, so the slopes are reported, not asserted.
+# $f(x) = \sum_i x_i^2/2 + 2\sin^2 x_i$ (non-convex, every derivative bounded), $d = 20$, $x_1 = 2$, oracle noise
+# $\sigma = 1$ on each query, inner `optax.sgd`, measured by the average $\frac1T\sum_t \|\nabla f(x_t)\|^2$ (the
+# quantity of SGD's $T^{-1/2}$ rate), 8 seeds. Our reading of the paper's rate: balancing progress
+# $\Delta/(\eta T)$, variance $\eta\sigma^2\alpha$ and the squared bias $(\eta/\alpha)^{6}$ of a cubic-exact
+# transport (E3) gives $T^{-12/19}$ with $\eta = T^{-7/19}$, $\alpha = T^{-5/19}$. Below: E3 on that schedule,
+# plain SGD with the same $\eta$, and SGD with $\eta = 1/\sqrt T$ (its classical schedule), for
+# $T \in \{250, 1000, 4000\}$ (the claim `denoise:two_point_nonconvex_rate_is_not_t_to_minus_12_19` adds
+# $T = 16000$: E3 slope $-0.448 \pm 0.005$, SGD $-0.504 \pm 0.001$).
 
 # %%
-d2, seeds = 20, 5
-Ts = np.array([100, 400, 1600])
-cs = np.array([0.1, 0.3, 1.0, 3.0])
-alphas = np.array([0.03, 0.1, 0.3])
+from jaxlab.optim.denoise.claims import average_grad_norm2, loglog_slope
 
-
-def loss(x):
-    return jnp.sum(x**2 / 2 + 2 * jnp.sin(x) ** 2)
-
-
-x0 = jnp.full((seeds, d2), 2.0)
-normalize_rows = optax.stateless(
-    lambda u, p: jax.tree_util.tree_map(lambda v: v / (jnp.linalg.norm(v, axis=-1, keepdims=True) + 1e-12), u))
-# SGD is E0 with alpha = 1 (m_t = q_t): it shares E0's compiled program, as extra grid cells.
-programs = {"E0 EMA": ema, "E2 DiSK": lambda a: disk(a, 0.5), "E3 two-point": two_point}
-
-def grad2_path(make, lr, alpha):
-    inner = optax.chain(normalize_rows, optax.scale(-lr))
-    _, info = run(jax.random.key(1), loss, x0, make(alpha), inner, gaussian_noise(1.0), int(Ts.max()), mode="dp")
-    return info.grad_norm2 / seeds
-
-TT, CC, AA = np.meshgrid(Ts, cs, alphas, indexing="ij")
-steps = np.arange(int(Ts.max()))
-best, slopes = {}, {}
-for name, make in programs.items():
-    lr, al, tt = (CC / np.sqrt(TT)).ravel(), AA.ravel(), TT.ravel()
-    if name == "E0 EMA":
-        T1, C1 = np.meshgrid(Ts, cs, indexing="ij")
-        lr, al, tt = np.r_[lr, (C1 / np.sqrt(T1)).ravel()], np.r_[al, np.ones(C1.size)], np.r_[tt, T1.ravel()]
-    path = jax.jit(jax.vmap(lambda lr, a, make=make: grad2_path(make, lr, a)))
-    g2 = np.asarray(path(jnp.asarray(lr), jnp.asarray(al)))
-    window = (steps >= 0.9 * tt[:, None]) & (steps < tt[:, None])
-    score = (g2 * window).sum(1) / window.sum(1)
-    groups = {name: al < 1.0, "SGD": al == 1.0} if name == "E0 EMA" else {name: al < 1.0}
-    for label, sel in groups.items():
-        best[label] = np.array([score[sel & (tt == T_)].min() for T_ in Ts])
-        slopes[label] = np.polyfit(np.log(Ts), np.log(best[label]), 1)[0]
-makers = ["SGD", "E0 EMA", "E2 DiSK", "E3 two-point"]
+Ts = np.array([250, 1000, 4000])
+rate_runs = {
+    "E3, eta=T^-7/19, alpha=T^-5/19": [average_grad_norm2(two_point(T ** (-5 / 19)), T ** (-7 / 19), int(T))
+                                       for T in Ts.astype(float)],
+    "SGD, eta=T^-7/19": [average_grad_norm2(ema(1.0), T ** (-7 / 19), int(T)) for T in Ts.astype(float)],
+    "SGD, eta=T^-1/2": [average_grad_norm2(ema(1.0), T ** -0.5, int(T)) for T in Ts.astype(float)],
+}
+rate_slopes = {k: loglog_slope(Ts, v) for k, v in rate_runs.items()}
 fig, ax = plt.subplots(figsize=(6, 4))
-for name in makers:
-    ax.loglog(Ts, best[name], "o-", label=f"{name} (slope {slopes[name]:.2f})")
+for name, v in rate_runs.items():
+    m, se = rate_slopes[name]
+    ax.loglog(Ts, [x.mean() for x in v], "o-", label=f"{name} (slope {m:.3f} ± {se:.3f})")
+ax.loglog(Ts, 7.5 * (Ts / 250) ** (-12 / 19), "k--", label="T^-12/19 (claimed)")
 ax.set_xlabel("T")
-ax.set_ylabel(r"best mean $\|\nabla f\|^2$, last 10%")
+ax.set_ylabel(r"$\frac{1}{T}\sum_t \|\nabla f(x_t)\|^2$")
 ax.legend(fontsize=8)
 plt.show()
-for name in makers:
-    print(f"{name:14s}", " ".join(f"{v:.4f}" for v in best[name]), f" slope {slopes[name]:+.2f}",
-          "(claimed -0.63 for the two-query method, -0.5 for SGD)")
-assert all(np.all(np.isfinite(b)) and np.all(np.diff(b) < 0) for b in best.values())
+for name, v in rate_runs.items():
+    m, se = rate_slopes[name]
+    print(f"{name:32s}", " ".join(f"{x.mean():.3f}" for x in v), f" slope {m:+.3f} +- {se:.3f}")
+
+# %% [markdown]
+# **Diagnosis.** SGD's own rate shows ($\approx -1/2$), so the measure is the right one; E3 on the $T^{-12/19}$
+# schedule decays more slowly than that, with the exponent of plain SGD at the same step size (E3 is lower by a
+# constant factor only). The analysis' variance term $\eta\sigma^2\alpha$ ignores that the filter's error is
+# correlated with the iterate and that the filter has unit gain at low frequency, where an SGD iterate near a
+# minimum collects its noise: the noise floor stays of the order of SGD's $\eta\sigma^2\mathrm{tr}(H)/2$, i.e.
+# $\propto T^{-7/19}$ on the larger step the rate needs, and the fitted slope lands between $-7/19$ and $-12/19$.
+# The rate is registered as a documented negative result.
+
+# %%
+e3_slope, e3_se = rate_slopes["E3, eta=T^-7/19, alpha=T^-5/19"]
+assert all(np.all(np.isfinite(x)) for v in rate_runs.values() for x in v)
+assert all(np.all(np.diff([x.mean() for x in v]) < 0) for v in rate_runs.values())
+assert e3_slope - 4 * e3_se > -12 / 19, (e3_slope, e3_se)  # the measured exponent lies above -12/19
 
 # %% [markdown]
 # ## 3. DP training of a small classifier on scikit-learn's digits
@@ -220,7 +207,8 @@ assert all(np.all(a > 0.3) for a in acc.values())  # every run learned (10 class
 #
 # The transported estimators (E1, E3) reach the $\sigma^2 d/t$ law, the order of the MLE; EMA does not, because
 # its lag bias does not vanish while the iterate moves. Measured figure asserted below: the final error of
-# E1 and E3 against $\sigma^2 d / T = 0.1$ (500 repetitions, ±15%).
+# E1 and E3 against $\sigma^2 d / T = 0.1$ (500 repetitions, ±15%). The non-convex rate $T^{-12/19}$ is not
+# reproduced (section 2: the measured exponent of E3 lies above it, and above SGD's $-1/2$).
 
 # %%
 final = {k: curves[k][-1] for k in ("E1 IGT", "E3 two-point")}

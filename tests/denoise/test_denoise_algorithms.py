@@ -146,3 +146,19 @@ def test_dp_denoised_algorithm_reproduces_dp_run():
     _assert_trees_equal(trace.infos, want_info)
     with pytest.raises(ValueError, match="l2_clip must be > 0"):
         dp_denoised_algorithm(per_example_loss, data, disk(), optax.sgd(0.1), **{**kw, "l2_clip": 0.0})
+
+
+def test_loglog_slope_matches_scipy_linregress():
+    """The slope and its standard error used by the claim `denoise:two_point_nonconvex_rate_is_not_t_to_minus_12_19`
+    equal scipy's linear regression on the (log T, log value) points, and recover a planted exponent."""
+    from scipy.stats import linregress
+
+    from jaxlab.optim.denoise.claims import loglog_slope
+
+    ts = np.array([250, 1000, 4000, 16000])
+    rng = np.random.default_rng(0)
+    values = [3.0 * t ** (-12 / 19) * np.exp(0.05 * rng.standard_normal(8)) for t in ts]
+    slope, se = loglog_slope(ts, values)
+    ref = linregress(np.repeat(np.log(ts), 8), np.log(np.concatenate(values)))
+    assert abs(slope - ref.slope) < 1e-12 and abs(se - ref.stderr) < 1e-12
+    assert abs(slope + 12 / 19) < 4 * se
