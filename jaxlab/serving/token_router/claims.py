@@ -162,7 +162,9 @@ def real_engine_beats_lockstep() -> ClaimResult:
     """(soft, machine dependent) two tiny JAX decoders (S: 2 layers, d 64; L: 6 layers, d 256) on CPU,
     Bernoulli router q_L = 0.2, N = 16: decode tokens/s of the asynchronous engine with B_L* derived from the
     fitted step costs vs the lockstep engine, median of 3 interleaved runs after a warm-up (float32); measured =
-    the ratio (the reconstruction expects > 1.2; passes above 1)."""
+    the ratio, which must exceed 1.2, the gain expected of the asynchronous engine at this workload. A wall-clock
+    figure: it holds on a quiet machine (1.35-1.48 measured on 2 CPU cores), not with another process busy on
+    the same cores (0.89-1.08), so run it alone."""
     from jaxlab.serving.token_router.engine import TokenRouterEngine, measure_step_cost, table_router
     from jaxlab.serving.token_router.routers import bernoulli_router
     from jaxlab.serving.token_router.tiny_lm import TinyDecoder
@@ -189,4 +191,4 @@ def real_engine_beats_lockstep() -> ClaimResult:
            f"{statistics.median(tps['lockstep']):.0f}; B_L*={engines['delayed'].batch_threshold}; fitted alpha "
            f"{np.round(np.asarray(cost.alpha), 3)} ms, beta {np.round(np.asarray(cost.beta), 4)} ms/token, "
            f"R2 {fits[0][2]:.2f}/{fits[1][2]:.2f}")
-    return ClaimResult.at_least(ratio, 1.0, details=det)
+    return ClaimResult.at_least(ratio, 1.2, details=det)
