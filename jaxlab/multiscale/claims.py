@@ -21,7 +21,13 @@ from jaxlab.multiscale.model import (
     sample_features,
 )
 from jaxlab.multiscale.papers import BEN_AROUS, MSIM
-from jaxlab.multiscale.sgd import lr_schedule, population_loss_linear, run_online_sgd, run_shallow_sgd
+from jaxlab.multiscale.sgd import (
+    SphericalSGDState,
+    lr_schedule,
+    population_loss_linear,
+    run_online_sgd,
+    run_shallow_sgd,
+)
 from jaxlab.multiscale.spectral import unfolding_estimator
 
 TITLE = "Multiscale single-index model: first chaos, tensor unfolding, online spherical SGD (reconstructed)"
@@ -130,22 +136,100 @@ def sgd_weak_then_strong_recovery_tanh() -> ClaimResult:
                        f"weak-recovery steps {t_w.tolist()} (T_w = {T_w})")
 
 
+_SCALING_DS = (16, 32, 64, 128)  # block sizes of the weak-recovery scaling claim
+_SCALING_SEEDS = 16
+_C_W = 0.3  # η = c_w / (d log d), the weak-recovery step size
+
+
+def _weak_recovery_steps(d: int, num_seeds: int, c_w: float = _C_W) -> np.ndarray:
+    """Weak-recovery times (first step with |m_1 m_2| >= 1/4, to 16 steps; -1 if not reached) of ``num_seeds``
+    online spherical SGD runs at block size ``d``: linear links, η = c_w / (d log d), float32 (a statistical
+    figure, far above float32's rounding). Each start is uniform on the sphere conditioned on the overlaps
+    ⟨u_k(0), w_k⟩ = d^{-1/2}, their root-mean-square value at a uniform start. The budget is
+    (½ log d + 1.5) / (η (1 - c_w / log d)) steps, 1.5 more units of η t than the linearised dynamics need."""
+    cfg = MSIMConfig(d, 2, ("linear", "linear"))
+    ws = sample_features(jax.random.key(d), d, 2).astype(jnp.float32)
+    g = jax.random.normal(jax.random.key(1000 + d), (num_seeds, 2, d), dtype=jnp.float32)
+    v = g - jnp.sum(g * ws, axis=-1, keepdims=True) * ws  # uniform directions orthogonal to w_k
+    v = v / jnp.linalg.norm(v, axis=-1, keepdims=True)
+    m0 = 1.0 / math.sqrt(d)
+    u0 = m0 * ws + math.sqrt(1.0 - m0**2) * v
+    eta, rec = c_w / (d * math.log(d)), 16
+    T = int((0.5 * math.log(d) + 1.5) / (eta * (1.0 - c_w / math.log(d)))) // rec * rec
+
+    def one(k, u):
+        start = SphericalSGDState(u, jnp.zeros((), jnp.int32))
+        return weak_recovery_time(run_online_sgd(k, ws, cfg, T, eta, rec, init=start)[1], 0.25, rec)
+
+    return np.asarray(jax.jit(jax.vmap(one))(jax.random.split(jax.random.key(7 + d), num_seeds), u0), dtype=float)
+
+
+def _slope_and_se(x: np.ndarray, samples: np.ndarray) -> tuple[float, float]:
+    """Least-squares slope of the per-``x`` means of ``samples`` (rows: the x values, columns: independent seeds)
+    on ``x``, and its standard error from the seed scatter: slope = Σ_j c_j ȳ_j with c_j = (x_j - x̄)/Σ(x - x̄)²,
+    SE² = Σ_j c_j² s_j² / n_j."""
+    c = (x - x.mean()) / np.sum((x - x.mean()) ** 2)
+    means = samples.mean(axis=1)
+    var = samples.var(axis=1, ddof=1) / samples.shape[1]
+    return float(c @ means), float(math.sqrt(c**2 @ var))
+
+
+def _weak_recovery_scaling(ds, steps: np.ndarray, c_w: float = _C_W) -> dict:
+    """Fits of the weak-recovery times ``steps`` (rows: the block sizes ``ds``, columns: seeds).
+
+    ``alpha``: slope of η_d T(d) = c_w T / (d log d) on log d (the model T = d log d (α log d + β) / c_w: the
+    d log² d law with its O(d log d) correction; T ∝ d log d is α = 0). ``p``: log-log slope of T on d (T ∝ d
+    is 1, T ∝ d² is 2). ``b``: the exponent of a pure T = C d log(d)^b fit. Each with its standard error."""
+    ds = np.asarray(ds, dtype=float)
+    logd = np.log(ds)
+    out = {}
+    out["alpha"], out["se_alpha"] = _slope_and_se(logd, steps * c_w / (ds * logd)[:, None])
+    out["p"], out["se_p"] = _slope_and_se(logd, np.log(steps))
+    out["b"], out["se_b"] = _slope_and_se(np.log(logd), np.log(steps / ds[:, None]))
+    return out
+
+
+def _scaling_verdict(fit: dict, k: float = 4.0) -> bool:
+    """α within k SE of ½, α = 0 (T ∝ d log d) beyond k SE, and the log-log slope beyond k SE from 1 and 2."""
+    a, sa, p, sp = fit["alpha"], fit["se_alpha"], fit["p"], fit["se_p"]
+    return abs(a - 0.5) <= k * sa and a > k * sa and 1.0 + k * sp < p < 2.0 - k * sp
+
+
 @claim(area="multiscale", paper=BEN_AROUS, quick=False)
 def sgd_weak_recovery_time_scales_like_d_log2_d() -> ClaimResult:
-    """Median weak-recovery time / (d log² d) over d ∈ {16, 32, 64, 128} (5 seeds, linear links,
-    η = 0.3/(d log d)) stays within a factor 3. Measured: max/min ratio of the normalised medians."""
-    norm = []
-    for d in (16, 32, 64, 128):
-        cfg = MSIMConfig(d, 2, ("linear", "linear"))
-        T = int(10 * d * math.log(d) ** 2) // 16 * 16
-        ws = sample_features(jax.random.key(d), d, 2)
-        _, traj = jax.jit(jax.vmap(lambda k, ws=ws, cfg=cfg, T=T, d=d: run_online_sgd(
-            k, ws, cfg, T, 0.3 / (d * math.log(d)), 16)))(jax.random.split(jax.random.key(100 + d), 5))
-        t_w = np.asarray(jax.vmap(lambda tr: weak_recovery_time(tr, 0.25, 16))(traj), dtype=float)
-        t_w[t_w < 0] = np.inf
-        norm.append(np.median(t_w) / (d * math.log(d) ** 2))
-    ratio = max(norm) / min(norm)
-    return ClaimResult.at_most(ratio, 3.0, details=f"median t_w/(d log² d): {np.round(norm, 3).tolist()}")
+    """Weak recovery of the joint online spherical SGD (K = 2) takes T = Θ(d log² d) steps at η = c_w/(d log d),
+    and not d log d nor d² (linear links, c_w = 0.3, d ∈ {16, 32, 64, 128}, 16 seeds each; the abstract states
+    O(d log² d), the sharper law below is derived here from the linearised dynamics, after Ben Arous, Gheissari
+    and Jagannath, arXiv:2003.10409).
+
+    Theory: the population loss is 1 - m_1 m_2 (m_k = ⟨u_k, w_k⟩), whose spherical gradient flow is
+    m_1' = η m_2 (1 - m_1²), m_2' = η m_1 (1 - m_2²); the normalisation of each noisy step shrinks m by the factor
+    1 - η² E‖g‖²/2 ≈ 1 - η² d. So from overlaps d^{-1/2} the threshold |m_1 m_2| = 1/4 is reached at
+    η T ≈ (½ log(d - 1) - ½ log 3) / (1 - c_w / log d) = ½ log d + O(1): T = d log d (α log d + β) / c_w with
+    α = ½. The alternatives are α = 0 (T ∝ d log d) and a log-log slope of 2 (T ∝ d²).
+
+    Experiment (:func:`_weak_recovery_steps`): starts uniform on the sphere conditioned on ⟨u_k(0), w_k⟩ = d^{-1/2}
+    (at a uniform start the overlap's d-independent factor |Z|, Z ~ N(0, 1), adds a log|Z| term whose seed
+    scatter hides the d dependence). Fits (:func:`_weak_recovery_scaling`): α, the slope of η T on log d, and p,
+    the log-log slope of T on d, each with its SE from the seed scatter. Check: |α - ½| <= 4 SE, α > 4 SE
+    (excludes d log d) and 1 + 4 SE < p < 2 - 4 SE (excludes d and d²). A pure power law T = C d log(d)^b is
+    misspecified at these d: the constant -½ log 3 of the threshold pushes the fitted b above 2, so b is reported,
+    not checked. Measured (float32 runs): α = 0.503 ± 0.035 (d log d excluded by 14 SE), p = 1.63 ± 0.03, mean η T
+    0.95, 1.38, 1.70, 2.01 against the linearised 0.90, 1.28, 1.64, 2.00; b = 2.37 ± 0.11. A first attempt from
+    uniform starts gave α = 0.58 ± 0.17 (d ≤ 64, 8 seeds): consistent, but too wide to exclude anything at k = 4.
+    With η = c_w / d instead (a planted bug) the same fit gives α = 0.01 ± 0.04: T ∝ d log d, and the check fails.
+    Measured: α."""
+    steps = np.stack([_weak_recovery_steps(d, _SCALING_SEEDS) for d in _SCALING_DS])
+    if np.any(steps <= 0):
+        return ClaimResult(float(np.sum(steps <= 0)), "every run reaches weak recovery", 0.0, False,
+                           f"runs without weak recovery in the budget, per d: {np.sum(steps <= 0, axis=1).tolist()}")
+    fit = _weak_recovery_scaling(_SCALING_DS, steps)
+    eta_t = steps * _C_W / np.array([d * math.log(d) for d in _SCALING_DS])[:, None]
+    return ClaimResult(fit["alpha"], "½ (α = 0 is d log d) within 4 SE; log-log slope in (1, 2) by 4 SE",
+                       4 * fit["se_alpha"], _scaling_verdict(fit),
+                       f"α = {fit['alpha']:.3f} ± {fit['se_alpha']:.3f}, log-log slope p = {fit['p']:.3f} ± "
+                       f"{fit['se_p']:.3f}, pure-power exponent b = {fit['b']:.2f} ± {fit['se_b']:.2f}; mean η T by d: "
+                       + ", ".join(f"{d}: {m:.2f}" for d, m in zip(_SCALING_DS, eta_t.mean(axis=1), strict=True)))
 
 
 @claim(area="multiscale", paper=MSIM, quick=False)

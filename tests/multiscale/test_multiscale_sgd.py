@@ -117,3 +117,48 @@ def test_shallow_sgd_needs_of_order_d_to_the_k_samples():
     assert float(jnp.max(traj[:, 64 // 4 // 16 - 1])) < 0.6
     with pytest.raises(ValueError, match="multiple of record_every"):
         run_shallow_sgd(jax.random.key(0), ws, cfg, 10, 0.1, record_every=3)
+
+
+def _synthetic_steps(law, seed=0, num_seeds=16):
+    """Weak-recovery times following ``law(d)`` with a 10 % log-normal seed scatter, at the claim's block sizes."""
+    from jaxlab.multiscale.claims import _SCALING_DS
+
+    rng = np.random.default_rng(seed)
+    ds = np.array(_SCALING_DS, dtype=float)
+    return _SCALING_DS, law(ds)[:, None] * np.exp(0.1 * rng.standard_normal((len(ds), num_seeds)))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_scaling_verdict_accepts_d_log2_d_with_its_correction(seed):
+    from jaxlab.multiscale.claims import _C_W, _scaling_verdict, _weak_recovery_scaling
+
+    # T = d log d (½ log d - ½ log 3) / c_w: the linearised dynamics' law, α = ½ exactly
+    ds, steps = _synthetic_steps(lambda d: d * np.log(d) * (0.5 * np.log(d) - 0.5 * np.log(3)) / _C_W, seed)
+    fit = _weak_recovery_scaling(ds, steps)
+    assert _scaling_verdict(fit)
+
+
+@pytest.mark.parametrize("name, law", [
+    ("d log d", lambda d: 40.0 * d * np.log(d)),
+    ("d^2", lambda d: 0.5 * d**2),
+    ("d", lambda d: 200.0 * d),
+    ("d log^2 d at twice the rate", lambda d: d * np.log(d) * (np.log(d) - np.log(3)) / 0.3),
+])
+def test_scaling_verdict_rejects_other_laws(name, law):
+    from jaxlab.multiscale.claims import _scaling_verdict, _weak_recovery_scaling
+
+    ds, steps = _synthetic_steps(law)
+    assert not _scaling_verdict(_weak_recovery_scaling(ds, steps)), name
+
+
+def test_slope_standard_error_matches_the_seed_scatter():
+    from jaxlab.multiscale.claims import _slope_and_se
+
+    # the slope is linear in the per-x means, so its SE over 2000 independent replicates matches the formula
+    rng = np.random.default_rng(3)
+    x = np.log([16.0, 32.0, 64.0, 128.0])
+    sd = np.array([0.3, 0.2, 0.2, 0.25])
+    fits = [_slope_and_se(x, 0.5 * x[:, None] + sd[:, None] * rng.standard_normal((4, 16))) for _ in range(2000)]
+    slopes, ses = np.array(fits).T
+    assert abs(slopes.mean() - 0.5) < 4 * slopes.std() / np.sqrt(2000)
+    assert abs(np.sqrt(np.mean(ses**2)) / slopes.std() - 1) < 0.1
