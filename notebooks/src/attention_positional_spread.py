@@ -139,3 +139,53 @@ per_seed = acc[:, lrn, 1]
 print("inverted U along the learned arms (interior peak above both ends by 0.03):", inverted_u)
 # the inverted U: on average an interior penalty beats both ends, and no seed prefers an end strictly
 assert inverted_u and np.all(per_seed[:, 1:-1].max(1) >= per_seed[:, [0, -1]].max(1)), per_seed
+
+
+# %% [markdown]
+# ## The deviation's small-spread limit (P5)
+#
+# The upper and matching lower bounds say $D(E) = \mathbb E_X\|g(X;E) - g(X;1\bar e^\top)\|^2$ is of the order of
+# $\|\tilde E\|_F^2$. Along the knob $E_t = 1\bar e^\top + t\tilde E$ the Taylor expansion of the model,
+# $g(E_t) - g(1\bar e^\top) = \sum_k t^k g_k/k!$ with $g_k = \partial_t^k g|_{t=0}$, makes this exact:
+# $D(t)/t^2 = A + Bt + Ct^2 + O(t^3)$ with $A = \mathbb E\|g_1\|^2 > 0$, $B = \mathbb E\langle g_1, g_2\rangle$,
+# $C = \mathbb E[\|g_2\|^2/4 + \langle g_1, g_3\rangle/3]$ (forward-mode derivatives of the model, in float64).
+# So $D/(t^2 S)$ tends to the positive constant $A/S$, and its departure from $A + Bt$ is the next-order term
+# $Ct^2$: plotted below, the two coincide.
+
+# %%
+jax.config.update("jax_enable_x64", True)
+from jaxlab.attention.pe_spread import MeanPoolAttention, attention_mean_pool, invariant_deviation  # noqa: E402
+
+model = MeanPoolAttention(8, 3, num_heads=2, key=jax.random.key(0), dtype=jnp.float64)
+xs = jax.random.normal(jax.random.key(11), (200, 12, 8), dtype=jnp.float64)
+E0 = jax.random.normal(jax.random.key(12), (12, 8), dtype=jnp.float64)
+ebar = E0.mean(0, keepdims=True)
+
+
+def pooled(t):
+    return jax.vmap(lambda x: attention_mean_pool(model, x, ebar + t * (E0 - ebar)))(xs)
+
+
+def ddt(h):
+    return lambda t: jax.jvp(h, (t,), (jnp.ones_like(t),))[1]
+
+
+g1, g2, g3 = jax.jit(lambda t: (ddt(pooled)(t), ddt(ddt(pooled))(t), ddt(ddt(ddt(pooled)))(t)))(jnp.float64(0))
+A, B = float(jnp.mean(jnp.sum(g1 * g1, -1))), float(jnp.mean(jnp.sum(g1 * g2, -1)))
+C = float(jnp.mean(jnp.sum(g2 * g2, -1)) / 4 + jnp.mean(jnp.sum(g1 * g3, -1)) / 3)
+ts = np.array([1e-3, 3e-3, 1e-2, 3e-2, 1e-1])
+dev = jax.jit(lambda t: invariant_deviation(attention_mean_pool, model, xs, ebar + t * (E0 - ebar)))
+D_t = np.array([float(dev(t)) for t in ts])
+residual = np.abs(D_t / ts**2 - (A + B * ts))
+print(f"A = {A:.6f}, B = {B:.5f}, C = {C:.5f}; D/t^2 =", np.round(D_t / ts**2, 7).tolist())
+print("|D/t^2 - (A + B t)| / (|C| t^2):", np.round(residual / (abs(C) * ts**2), 3).tolist())
+
+fig, ax = plt.subplots(figsize=(5, 3.2))
+ax.loglog(ts, residual, "o", label=r"$|D/t^2 - (A + Bt)|$ measured")
+ax.loglog(ts, abs(C) * ts**2, "k-", label=r"next-order term $|C|\,t^2$")
+ax.set_xlabel("t")
+ax.legend(fontsize=8)
+plt.tight_layout()
+plt.show()
+# at t <= 1e-2 the residual is the t^2 term (within a factor 2); a 3 % error in D would be ~10^4 times larger
+assert A > 0 and np.all(residual[ts <= 1e-2] <= 2 * abs(C) * ts[ts <= 1e-2] ** 2)
