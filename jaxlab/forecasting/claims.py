@@ -4,8 +4,10 @@ gradients in Linear models, the truncation anomaly (Fig. 1 analogue) and EF vs h
 ETT-like synthetic series.
 
 The trained-model claims (not quick) use this budget: MLP ``T -> 256 -> 256 -> H`` and Linear models,
-``T = 336``, 2,000 AdamW steps (lr 1e-3, clipping 1.0), batch 64 windows of all 7 channels, the ETT splits of
-``ett_like(key(0))`` standard-scaled on the train split, every test window scored.
+``T = 336``, 2,000 AdamW steps (lr 1e-3, clipping 1.0), batch 64 windows of all 7 channels, the ETT splits
+standard-scaled on the train split, every test window scored. The data: the ETT-like synthetic series
+``ett_like(key(0))``, except for the MLP truncation anomaly and the extreme extrapolation, which use the shipped
+ETTh1 (the paper's data) over five seeds and train 250 steps, the validation optimum (see the anomaly's claim).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ _AREA = "forecasting"
 T = 336
 LS = (96, 192, 336, 720)
 STEPS = 2000
+SEEDS = (0, 1, 2, 3, 4)
+ETTH1_STEPS = 250
 
 
 @functools.cache
@@ -131,20 +135,57 @@ def linear_near_and_far_gradients_are_orthogonal() -> ClaimResult:
     return ClaimResult.at_most(float(jnp.max(jnp.abs(out["cos"]))), 0.0)
 
 
-def _mse96(model) -> float:
-    return F.evaluate_horizons(model, _data()[2], [96])[96]["mse"]
+def _mse96(model, test=None) -> float:
+    return F.evaluate_horizons(model, _data()[2] if test is None else test, [96])[96]["mse"]
+
+
+@functools.cache
+def _etth1():
+    """ETTh1 (shipped in :mod:`jaxlab.data`), its ETT splits standard-scaled on the train split."""
+    series = jnp.asarray(F.load_ett_csv(), jnp.result_type(float))
+    tr, va, te = F.ett_splits(series, T)
+    (tr, va, te), _ = F.standard_scale(tr, va, te)
+    return tr, va, te
+
+
+@functools.cache
+def _etth1_mlp(H: int, seed: int):
+    """The MLP ``T -> 256 -> 256 -> H`` trained on the ETTh1 train split for ``ETTH1_STEPS`` steps, seed ``seed``."""
+    model = F.MLPForecaster(T, H, key=jax.random.key(2 + 10 * seed))
+    return F.train_forecaster(jax.random.key(1 + 10 * seed), model, _etth1()[0], num_steps=ETTH1_STEPS)
 
 
 @claim(area=_AREA, paper=EF, quick=False)
 def truncated_long_mlp_is_worse_at_96() -> ClaimResult:
-    """Claim 4 (Fig. 1 analogue): MLP trained with H = 720 and truncated to 96 vs trained with H = 96, test MSE@96;
-    measured = ratio (paper: > 1). Gradient conflict of the H = 720 model at the end of training in details."""
-    long, short = _trained("mlp", 720), _trained("mlp", 96)
-    a, b = _mse96(long), _mse96(short)
-    X, Y = F.make_windows(_data()[0], T, 720, stride=5)
-    g = F.gradient_conflict(long, X[:1280], Y[:1280], 96)
-    return ClaimResult.at_least(a / b, 1.0, details=f"MSE@96 truncated {a:.4f}, H=96 {b:.4f}; cos(near, far) "
-                                f"mean {float(g['cos_mean']):+.3f}, fraction < 0 {float(g['frac_negative']):.2f}")
+    """Claim 4 (Fig. 1 of Ma et al., arXiv:2601.23114): a model trained with output horizon 720 and truncated to its
+    first 96 steps is worse at 96 than one trained with H = 96. Measured on ETTh1 (the paper's data):
+    r_s = MSE@96(H = 720, truncated) / MSE@96(H = 96) for the shared-hidden-layer MLP ``T -> 256 -> 256 -> H``
+    (RevIN, T = 336, every test window), seeds s = 0..4 (weights and minibatches reseeded); the check: every
+    r_s >= 1 (measured = min_s r_s); mean +- SE and the near/far gradient cosine of the H = 720 model in details.
+    Measured: r = 1.015, 1.050, 1.047, 1.083, 1.043 in float64 (mean 1.047 +- 0.011 SE) and 1.056, 1.069, 1.041,
+    1.054, 1.034 in float32 (mean 1.051 +- 0.006): the truncated model is ~5 % worse at 96. The near and far
+    gradients of the H = 720 model are mostly aligned (seed 0: mean cosine +0.17, 20 % of minibatches < 0), so
+    the paper's attribution to conflicting gradients is only partly visible here.
+
+    Training length: the Time-Series-Library protocol of the LTSF benchmarks stops training on the validation loss
+    (the paper's own training details were not readable: this regime is our reconstruction). Checkpoints every 250
+    AdamW steps up to 2,000 (seed 0) put the lowest validation MSE of both models at 250 steps (H = 96: 0.681 at
+    250, 0.898 at 2,000; H = 720: 1.636 at 250, 1.784 at 2,000; about one epoch of the train split), so these
+    models train ``ETTH1_STEPS = 250`` steps. With the fixed 2,000 steps of the other claims both models overfit,
+    the H = 96 one more (7.5x fewer targets per window), and the comparison inverts: r = 0.844, 0.845 (seeds 0, 1)
+    on ETTh1 and 0.977, 0.950, 0.932 on the ETT-like synthetic series (seeds 0-2); at 250 steps the synthetic
+    series gives r = 0.996, 1.036 (seeds 0, 1): no clear anomaly there (why it differs from ETTh1 is not settled
+    here). The anomaly is a statement about models trained to their validation optimum, on real data."""
+    tr, _, te = _etth1()
+    r = np.asarray([_mse96(_etth1_mlp(720, s), te) / _mse96(_etth1_mlp(96, s), te) for s in SEEDS])
+    mean, se = mean_and_se(r)
+    X, Y = F.make_windows(tr, T, 720, stride=5)
+    g = F.gradient_conflict(_etth1_mlp(720, 0), X[:1280], Y[:1280], 96)
+    return ClaimResult.at_least(float(np.min(r)), 1.0,
+                                details=f"ETTh1 ratios {', '.join(f'{v:.4f}' for v in r)}: mean {float(mean):.4f} "
+                                        f"+- {float(se):.4f} (SE, {len(r)} seeds); seed 0 H = 720: cos(near, far) "
+                                        f"mean {float(g['cos_mean']):+.3f}, fraction < 0 "
+                                        f"{float(g['frac_negative']):.2f}")
 
 
 @claim(area=_AREA, paper=EF, quick=False)
@@ -175,16 +216,29 @@ def ef_beats_df_on_average() -> ClaimResult:
 
 @claim(area=_AREA, paper=EF, quick=False)
 def ef_stays_bounded_at_2880() -> ClaimResult:
-    """Claim 5, extreme extrapolation: the H = 96 MLP rolled out 2,880 steps (30 evolutions) from 121 windows of the
-    validation + test span; measured = MSE / the span's variance (per channel, averaged; bound: finite and <= 2).
-    Details: the same for the H = 96 Linear model and for the window-mean forecast."""
-    _, va, te = _data()
+    """Claim 5, extreme extrapolation ("robust asymptotic stability", Ma et al., arXiv:2601.23114): on ETTh1 the
+    H = 96 MLP of claim 4 (five seeds, trained to the validation optimum, 250 steps) rolled out 2,880 steps (30
+    evolutions, RevIN inside each) from the 121 windows (stride 24) of the validation + test span; measured = the
+    largest, over the seeds, of MSE / the span's variance (per channel, averaged); bound: finite and <= 2 for every
+    seed (robust: no seed may diverge). Measured: 1.59, 1.88, 1.36, 1.45, 1.36 in float64 and 1.33, 1.52, 1.38,
+    1.33, 1.42 in float32; the window-mean forecast gives 1.45 and the H = 96 Linear model 1.16 to 1.56: bounded,
+    but at 2,880 steps no better than the window mean.
+
+    Trained 2,000 steps (far past the validation optimum) on the ETT-like synthetic series the same MLP is not
+    robustly stable: seed 0 reaches 6.6x the variance (seeds 1, 2: 1.41, 1.91), as RevIN rescales every evolution
+    window and a slope the overfitted MLP extrapolates compounds over 30 evolutions; at 250 steps the same seeds
+    give 1.31 and 1.45. Details: per-seed ratios, the H = 96 Linear model (seed 0) and the window-mean forecast."""
+    _, va, te = _etth1()
     span = jnp.concatenate([va, te[T:]])
     var = float(jnp.mean(jnp.var(span[T:], axis=0)))
-    mlp = F.evaluate_horizons(_trained("mlp", 96), span, [2880], window_stride=24)[2880]
-    lin = F.evaluate_horizons(_trained("linear", 96), span, [2880], window_stride=24)[2880]
+    ratios = [F.evaluate_horizons(_etth1_mlp(96, seed), span, [2880], window_stride=24)[2880]["mse"] / var
+              for seed in SEEDS]
+    lin = F.train_forecaster(jax.random.key(1), F.Linear(T, 96, key=jax.random.key(2)), _etth1()[0],
+                             num_steps=ETTH1_STEPS)
+    lin_mse = F.evaluate_horizons(lin, span, [2880], window_stride=24)[2880]["mse"]
     X, Y = F.make_windows(span, T, 2880, stride=24)
     base = float(jnp.mean((Y - jnp.mean(X, axis=1, keepdims=True)) ** 2))
-    return ClaimResult.at_most(mlp["mse"] / var, 2.0,
-                               details=f"MSE MLP {mlp['mse']:.4f}, Linear {lin['mse']:.4f}, window mean {base:.4f}; "
-                                       f"variance {var:.4f}; {mlp['windows']} windows")
+    return ClaimResult.at_most(float(np.max(ratios)), 2.0,
+                               details=f"MSE / variance: MLP seeds {', '.join(f'{v:.3f}' for v in ratios)}, "
+                                       f"Linear {lin_mse / var:.3f}, window mean {base / var:.3f}; variance "
+                                       f"{var:.4f}; {X.shape[0]} windows")

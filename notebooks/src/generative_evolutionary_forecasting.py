@@ -18,6 +18,7 @@
 import time
 
 import jax
+import jax.numpy as jnp
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -103,6 +104,30 @@ published = dict(zip(LS, (0.375, 0.405, 0.439, 0.472), strict=True))
 print(F.horizon_table({"EF-DLin": e_ef, "DF-DLin": e_df}))
 print("published DLinear MSE:", published)
 
+# %% [markdown]
+# ## 5. The truncation anomaly and the 2,880-step roll-out on ETTh1, trained to the validation optimum
+#
+# The paper's protocol stops training on the validation loss. On ETTh1 the validation MSE of the
+# $T\to256\to256\to H$ MLPs is lowest after about 250 AdamW steps (one epoch of the train split) and rises
+# after it: trained 2,000 steps, both models overfit, the $H = 96$ one more (7.5x fewer targets per window), and the
+# truncated $H = 720$ model comes out *better* at 96 (ratio 0.84 on ETTh1). At the validation optimum the anomaly
+# of Fig. 1 appears: the truncated model is worse. The claims `truncated_long_mlp_is_worse_at_96` and
+# `ef_stays_bounded_at_2880` check it over five seeds; here seed 0. The roll-out of the $H = 96$ model over
+# 2,880 steps (30 evolutions) is scored against the variance of the validation + test span.
+
+# %%
+h_tr, h_va, h_te = F.ett_splits(jnp.asarray(etth1, jnp.result_type(float)), T)
+(h_tr, h_va, h_te), _ = F.standard_scale(h_tr, h_va, h_te)
+h_mlp = {H: F.train_forecaster(jax.random.key(1), F.MLPForecaster(T, H, key=jax.random.key(2)), h_tr, num_steps=250)
+         for H in LS_DF}
+h_mse96 = {H: F.evaluate_horizons(m, h_te, [96])[96]["mse"] for H, m in h_mlp.items()}
+trunc_ratio = h_mse96[720] / h_mse96[96]
+span = jnp.concatenate([h_va, h_te[T:]])
+span_var = float(jnp.mean(jnp.var(span[T:], axis=0)))
+ef2880 = F.evaluate_horizons(h_mlp[96], span, [2880], window_stride=96)[2880]["mse"] / span_var
+print(f"ETTh1 MSE@96: trained H=96 {h_mse96[96]:.4f}, trained H=720 and truncated {h_mse96[720]:.4f} "
+      f"(ratio {trunc_ratio:.3f}); EF to 2,880 steps: MSE / variance {ef2880:.3f}")
+
 # %%
 fig, axes = plt.subplots(1, 3, figsize=(14, 3.8))
 axes[0].plot(k, closed, "k-", lw=2, label="closed form")
@@ -126,16 +151,18 @@ plt.show()
 
 # %% [markdown]
 # **Reading.** The AR(1) identity holds: EF with any training horizon gives the conditional mean and its
-# $k$-step error, and a Linear model's near and far gradients never conflict (disjoint rows). On the synthetic
-# series the direction of the paper's two empirical claims (truncated long models are worse; one EF model beats
-# the DF models) depends on the seed and the training budget at this scale; the claims
-# `truncated_long_mlp_is_worse_at_96`, `ef_beats_df_on_average` and `ef_stays_bounded_at_2880`
-# (`jaxlab verify forecasting`) measure them with the full budget. On ETTh1, this short DLinear training lands
-# near the DLinear paper's numbers, with EF close to DF.
+# $k$-step error, and a Linear model's near and far gradients never conflict (disjoint rows). On ETTh1, with
+# models trained to their validation optimum, the truncated $H = 720$ MLP is worse at 96 than the $H = 96$ one
+# (Fig. 1's anomaly) and the $H = 96$ model rolled out 2,880 steps stays within twice the series variance. Trained
+# far past that optimum (2,000 steps) the anomaly inverts, and on the synthetic series one seed's roll-out drifts
+# to 6.6x the variance: both effects come from overfitting, not from EF. On ETTh1, the short DLinear training of
+# section 4 lands near the DLinear paper's numbers, with EF close to DF.
 
 # %%
 elapsed = time.perf_counter() - t_start
 print(f"notebook body: {elapsed:.1f} s")
 assert abs(ar_ratio - 1) < 0.02, ar_ratio
 assert np.max(np.abs(np.asarray(g_lin["cos"]))) == 0.0
+assert trunc_ratio > 1.0, trunc_ratio
+assert np.isfinite(ef2880) and ef2880 <= 2.0, ef2880
 assert all(np.isfinite(ef[L]["mse"]) and ef[L]["mse"] < 2 * float(np.var(np.asarray(te))) for L in LS)

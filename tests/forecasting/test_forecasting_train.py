@@ -193,3 +193,20 @@ def test_old_keyword_names_warn(windows):
     np.testing.assert_array_equal(np.asarray(a.weight), np.asarray(b.weight))
     with pytest.warns(DeprecationWarning, match="'batch' is deprecated"):
         F.gradient_conflict(F.Linear(T, L, key=KEY), X[:64], Y[:64], H, batch=32)
+
+
+@pytest.mark.slow
+def test_truncation_anomaly_and_bounded_rollout_on_etth1_at_the_validation_optimum():
+    # Fig. 1 of Ma et al. (arXiv:2601.23114) on ETTh1: MLPs trained to their validation optimum (250 steps), the
+    # H = 720 model truncated to 96 steps is worse at 96 than the H = 96 model, and the H = 96 model rolled out
+    # 2,880 steps stays within twice the variance of the span it forecasts
+    T = 336
+    tr, va, te = F.ett_splits(jnp.asarray(F.load_ett_csv(), jnp.result_type(float)), T)
+    (tr, va, te), _ = F.standard_scale(tr, va, te)
+    mlp = {H: F.train_forecaster(jax.random.key(1), F.MLPForecaster(T, H, key=jax.random.key(2)), tr, num_steps=250)
+           for H in (96, 720)}
+    mse96 = {H: F.evaluate_horizons(m, te, [96], window_stride=4)[96]["mse"] for H, m in mlp.items()}
+    assert mse96[720] > mse96[96], mse96
+    span = jnp.concatenate([va, te[T:]])
+    ef = F.evaluate_horizons(mlp[96], span, [2880], window_stride=96)[2880]["mse"]
+    assert np.isfinite(ef) and ef <= 2 * float(jnp.mean(jnp.var(span[T:], axis=0))), ef
