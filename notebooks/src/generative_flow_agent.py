@@ -26,6 +26,8 @@ import numpy as np
 
 from jaxlab.generative import flow_agent as FA
 from jaxlab.generative import flow_matching as FM
+from jaxlab.generative.flow_agent import claims as C  # the claims' own estimators
+from jaxlab.generative.flow_agent.evaluation import _task_pools
 
 t_start = time.perf_counter()
 
@@ -128,17 +130,61 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# ## 5. What is measured
+# ## 5. The CFM loss against its floors (claim `flow_agent:flowagent_cfm_loss_decreases`)
+#
+# The condition $c = (s, g, \text{avail})$ fixes the reference plan, so given $c$ the target $x_1 = \tau(c)$ is a
+# point and $u_t = \tau(c) - x_0$: the exact minimum of the loss is 0, every field $v(t, c)$ that ignores $x_t$ has
+# loss $\ge \mathbb E|x_0|^2/(KD) = 1$ (equality at $v = \tau(c)$, what a trainer regressing on $x_1$ learns), and
+# every field that ignores $c$ at least the conditional variance of the plan mixture (Monte Carlo). The claim asks
+# the trained net to beat the $x_t$-blind minimum by 4 SE; it does, but it stays above the $c$-blind floor: the MLP
+# underfits the $1/(1-t)$ gain of the exact field near $t = 1$.
+
+# %%
+per = C._heldout_cfm_losses(flow, world, tasks, jax.random.key(9), 4000)
+blind = C._condition_blind_floor(world, tasks, jax.random.key(10), 2000)
+print(f"held-out CFM loss {per.mean():.4f} +- {per.std() / np.sqrt(per.size):.4f}; x_t-blind minimum 1; "
+      f"c-blind floor {blind.mean():.4f} +- {blind.std() / np.sqrt(blind.size):.4f}; exact minimum 0")
+
+# %% [markdown]
+# ## 6. Off the ceiling: success within a step budget (claim `flow_agent:flowagent_degrades_more_slowly_with_horizon`)
+#
+# Without a budget every agent is near the ceiling. Counting an episode as a success only when it reaches $g$
+# within $n + 1$ steps takes the step-wise agent off it. The paper's gain, drop$_{step}$ - drop$_{Flow}$ with
+# drop = success($n$=1) - success($n$=6), is then within noise of 0 and FlowAgent is below the step-wise agent at
+# nearly every horizon: the claim is registered as **not reproduced** (there, 500 episodes per cell and
+# p_fail in {0, 0.2, 0.4}: gain +0.013 +- 0.007, FlowAgent 0.027 +- 0.002 below the step-wise agent). The
+# state $(z, g, \text{avail})$ is fully observed and every failure triggers a re-plan, so the step-wise policy is
+# already Markov-optimal: a global plan has nothing to add.
+
+# %%
+s_all, g_all, length, _ = _task_pools(world, FA.K_DEFAULT)
+rng = np.random.default_rng(0)
+idx = np.concatenate([rng.choice(np.flatnonzero(length == n), N_EP) for n in range(1, 7)])
+n_ep = np.repeat(np.arange(1, 7), N_EP)
+budget = {}
+for a in ("FlowAgent", "step-wise (regress)"):
+    f = FA.run_episodes(jax.random.split(jax.random.key(6), idx.size), world, jnp.asarray(s_all[idx], jnp.int32),
+                        jnp.asarray(g_all[idx], jnp.int32), agents[a], p_fail=0.2)
+    ok = np.asarray(f.success) & (np.asarray(f.t) <= n_ep + 1)
+    budget[a] = np.array([ok[n_ep == n].mean() for n in range(1, 7)])
+    print(f"{a:20s} success within n + 1 steps, p_fail = 0.2, n = 1..6: " + " ".join(f"{v:.2f}" for v in budget[a]))
+drops = {a: v[0] - v[-1] for a, v in budget.items()}
+gain = drops["step-wise (regress)"] - drops["FlowAgent"]
+gain_se = np.sqrt(sum(v[i] * (1 - v[i]) / N_EP for v in budget.values() for i in (0, -1)) + 1e-12)
+print(f"gain (paper: > 0) {gain:+.3f} +- {gain_se:.3f}")
+
+# %% [markdown]
+# ## 7. What is measured
 #
 # The closed loop makes FlowAgent reliable even though its first plans are often invalid: every failure or
-# inexecutable step triggers a fresh plan, so its success rate is far above its first-plan validity. The
-# paper's two comparisons are not settled at this scale. The regression step-wise agent, decoded to the nearest
-# *compatible* tool, is itself close to the oracle; with the full-size FlowAgent (claims of `jaxlab verify
-# flow_agent`, 500 episodes per setting) FlowAgent degrades slightly *faster* with the horizon than it (drop
-# n = 1 -> 6 larger by 0.9 points on average: not reproduced) and beats the seen-tools classifier on
-# unseen-tool tasks (0.972 vs 0.883), where the regression step-wise agent scores 0.977. Asserted below, the
-# robust part: FlowAgent without failures succeeds in >= 80 % of the episodes at every horizon while its first
-# plans are valid far less often (re-planning repairs them).
+# inexecutable step triggers a fresh plan, so its success rate is far above its first-plan validity. Of the
+# paper's two comparisons (claims of `jaxlab verify flow_agent`, full-size FlowAgent, 500 episodes per cell,
+# p_fail in {0, 0.2, 0.4}): FlowAgent does **not** degrade more slowly with the horizon than the step-wise agent
+# (section 6; not reproduced), and it **does** beat the seen-tools classifier on tasks that need an unseen tool
+# (0.873 vs 0.737, +0.136 +- 0.006), but so does the regression step-wise agent (0.883), which also decodes by
+# embedding proximity: the gain comes from the semantic tool embeddings, not from the flow. Asserted below:
+# FlowAgent without failures succeeds in >= 80 % of the episodes at every horizon while its first plans are
+# valid far less often; its loss beats the $x_t$-blind minimum 1 by 4 SE; and no significant horizon gain.
 
 # %%
 flow0 = [res["FlowAgent", 0.0][n]["success"] for n in range(1, 7)]
@@ -149,3 +195,5 @@ print(f"FlowAgent at p_fail = 0: success min over n {min(flow0):.2f}, first plan
       f"gap to the classifier at p_fail = 0.2: {gap:+.2f}; notebook body {time.perf_counter() - t_start:.1f} s")
 assert min(flow0) >= 0.8
 assert np.mean(flow0) > valid0 + 0.2
+assert per.mean() + 4 * per.std() / np.sqrt(per.size) < 1.0
+assert gain < 4 * gain_se

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -22,13 +23,15 @@ import scipy.optimize
 from jaxlab.core import ClaimResult, claim, mean_and_se
 from jaxlab.generative import flow_agent as FA
 from jaxlab.generative.flow_agent import flow_matching as FM
+from jaxlab.generative.flow_agent.evaluation import _task_pools
 from jaxlab.generative.flow_agent.papers import FLOW_MATCHING, FLOWAGENT, OT_CFM
 
 TITLE = "Conditional flow matching and FlowAgent: CFM loss floor, minibatch OT, decoding margin, closed-loop agents"
 MODULES = ("jaxlab.generative.flow_agent.flow_matching", "jaxlab.generative.flow_agent")
 
 _AREA = "flow_agent"
-P_FAILS = (0.0, 0.1, 0.2)
+P_FAILS = (0.0, 0.2, 0.4)
+N_EPISODES = 500
 HORIZONS = (1, 2, 3, 4, 5, 6)
 
 
@@ -209,50 +212,208 @@ def _trained():
     cls = FA.train_stepwise(jax.random.key(3), w, tasks=tasks, kind="classify")
     agents = {"flowagent": FA.FlowAgentPlanner(flow, repair=True), "stepwise": FA.StepwiseAgent(step),
               "classifier": FA.StepwiseAgent(cls)}
-    return agents, losses
+    return agents, losses, flow, tasks
 
 
-@functools.cache
-def _curves(unseen_only: bool):
-    agents, _ = _trained()
-    return {(name, p): FA.evaluate(jax.random.key(4), _world(), a, 500, p, HORIZONS, unseen_only=unseen_only)
-            for name, a in agents.items() for p in P_FAILS}
+def _targets(world, tasks):
+    """The reference trajectories ``tau`` (N, K, D) and conditions ``c`` (N, 3 D) of the training tasks."""
+    taus = jax.vmap(lambda p: FA.encode_plan(world, p, FA.K_DEFAULT))(tasks.tools)
+    conds = jax.vmap(lambda s, g, a: FA.task_condition(world, s, g, a))(tasks.s, tasks.g, tasks.avail)
+    return taus, conds
 
 
-def _row(res) -> str:
-    return "/".join(f"{res[n]['success']:.2f}" for n in sorted(res))
+def _heldout_cfm_losses(velocity, world, tasks, key, n):
+    """Per-sample CFM losses ``mean_elements |v(x_t, t, c) - (tau - x_0)|^2`` of ``n`` fresh draws (task uniform
+    over ``tasks`` as in training, ``t ~ U(0, 1)``, ``x_0 ~ N(0, I)``); ``velocity(x, t, c)`` on one sample."""
+    taus, conds = _targets(world, tasks)
+    ki, kt, kx = jax.random.split(key, 3)
+    i = jax.random.randint(ki, (n,), 0, taus.shape[0])
+    t = jax.random.uniform(kt, (n,), taus.dtype)
+    x0 = jax.random.normal(kx, (n, *taus.shape[1:]), taus.dtype)
+    x1 = taus[i]
+    xt = t[:, None, None] * x1 + (1 - t[:, None, None]) * x0
+    v = jax.jit(lambda a, b, c: jax.lax.map(lambda z: velocity(*z), (a, b, c), batch_size=1000))(xt, t, conds[i])
+    return np.asarray(jnp.mean((v - (x1 - x0)) ** 2, axis=(1, 2)))
+
+
+def _condition_blind_floor(world, tasks, key, n):
+    """Per-sample Rao-Blackwellised estimates of the smallest CFM loss of a velocity field that ignores ``c``.
+
+    The training targets are a finite mixture: trajectory ``tau_j`` with frequency ``pi_j``. Given ``x_t = x`` at
+    time ``t``, ``u = (tau - x) / (1 - t)`` and ``p(j | x, t) ∝ pi_j N(x; t tau_j, (1 - t)^2 I)``, so the best
+    ``c``-blind field has the loss ``E_{t, x} tr Cov(tau | x, t) / ((1 - t)^2 K D)`` (per element); one sample per
+    draw ``(t, j, x_0)``."""
+    uniq, inv, counts = np.unique(np.asarray(tasks.tools), axis=0, return_inverse=True, return_counts=True)
+    inv = inv.ravel()
+    taus = jax.vmap(lambda p: FA.encode_plan(world, p, FA.K_DEFAULT))(jnp.asarray(uniq)).reshape(len(uniq), -1)
+    log_pi = jnp.log(jnp.asarray(counts / counts.sum(), taus.dtype))
+    kj, kt, kx = jax.random.split(key, 3)
+    j = jnp.asarray(inv)[jax.random.randint(kj, (n,), 0, inv.size)]
+    t = jax.random.uniform(kt, (n,), taus.dtype)
+    x = t[:, None] * taus[j] + (1 - t[:, None]) * jax.random.normal(kx, (n, taus.shape[1]), taus.dtype)
+
+    def one(a):
+        tt, xx = a
+        w = jax.nn.softmax(log_pi - jnp.sum((xx - tt * taus) ** 2, 1) / (2 * (1 - tt) ** 2))
+        return w @ jnp.sum((taus - w @ taus) ** 2, 1) / ((1 - tt) ** 2 * taus.shape[1])
+
+    return np.asarray(jax.jit(lambda a: jax.lax.map(one, a, batch_size=1000))((t, x)))
+
+
+def _cfm_loss_check(per_sample, losses, blind, dim) -> ClaimResult:
+    """Pass when the training losses are finite, the last 100 average below the first 100, and the held-out loss
+    lies 4 SE below 1, the smallest loss of any field that ignores ``x_t`` (see the claim)."""
+    losses = np.asarray(losses)
+    first, last = float(np.mean(losses[:100])), float(np.mean(losses[-100:]))
+    mean, se = mean_and_se(per_sample)
+    b_mean, b_se = mean_and_se(blind)
+    ok = bool(np.all(np.isfinite(losses)) and last < first and mean + 4 * se < 1.0)
+    return ClaimResult(float(mean), "< 1 - 4 SE (x_t-blind minimum)", 1.0 - 4 * float(se), ok,
+                       f"held-out loss {mean:.4f} +- {se:.4f} (SE); x_t-blind minimum 1 (exact), zero field "
+                       f"1 + 1/D = {1 + 1 / dim:.4f}, c-blind minimum {b_mean:.4f} +- {b_se:.4f}, exact minimum 0; "
+                       f"training loss first 100 steps {first:.4f}, last 100 {last:.4f}")
 
 
 @claim(area=_AREA, paper=FLOWAGENT, quick=False)
 def flowagent_cfm_loss_decreases() -> ClaimResult:
-    """(b).4-1: the trajectory CFM loss is finite and decreasing; measured = mean loss of the last 100 / first
-    100 of the 3,000 steps (< 1)."""
-    _, losses = _trained()
-    a, b = float(jnp.mean(losses[:100])), float(jnp.mean(losses[-100:]))
-    return ClaimResult.at_most(b / a, 1.0, details=f"first 100 steps {a:.4f}, last 100 {b:.4f}")
+    """(b).4-1: the trajectory CFM loss is finite and decreases, and the trained velocity field uses the state
+    ``x_t``: its loss on fresh draws lies below the minimum of every field that ignores ``x_t``.
+
+    Floors (derived here for the training data): the condition ``c = (s, g, avail)`` determines the reference
+    plan, so given ``c`` the target ``x_1 = tau(c)`` is a point and ``u_t = tau(c) - x_0``. Hence (i) the exact
+    minimum is 0 (``u* = (tau(c) - x) / (1 - t)``); (ii) a field ``v(t, c)`` that ignores ``x_t`` has the loss
+    ``E |tau(c) - v|^2 + E |x_0|^2 / (K D) >= 1`` per element, with equality at ``v = tau(c)``, which is what a
+    trainer regressing on ``x_1`` instead of ``x_1 - x_0`` learns; the untrained net sits near the zero field's
+    ``1 + 1/D``; (iii) a field that ignores ``c`` has at least the mixture's conditional variance (Monte Carlo,
+    :func:`_condition_blind_floor`, reported in details). Measured: the mean loss of 2 * 10^4 fresh draws with its
+    SE; pass when it is below ``1 - 4 SE`` and the mean of the last 100 training losses is below that of the
+    first 100. Tried: the untrained net (what a learning rate of 0 leaves) gives 1.0636 +- 0.0009 and a net
+    trained 300 steps on the ``x_1`` target 1.0134 +- 0.0009 (float32 runs): both fail; the trained net (3,000
+    AdamW steps, width 1024) gives 0.110 +- 0.001. It stays above the ``c``-blind minimum (0.048 +- 0.0003): the MLP
+    underfits the ``1 / (1 - t)`` gain of ``u*`` near ``t = 1`` (loss about 0.06 for ``t < 0.9``, 0.5 for
+    ``0.9 <= t < 0.99``, 1.0 above), also with a learning rate decayed to 0 on a cosine (last 100 steps 0.117)."""
+    _, losses, flow, tasks = _trained()
+    w = _world()
+    per = _heldout_cfm_losses(flow, w, tasks, jax.random.key(9), 20_000)
+    blind = _condition_blind_floor(w, tasks, jax.random.key(10), 5_000)
+    return _cfm_loss_check(per, losses, blind, w.dim)
 
 
-@claim(area=_AREA, paper=FLOWAGENT, quick=False)
+SLACK = 1  # budget: an episode succeeds when it reaches g within n + SLACK environment steps
+
+
+def _binomial(x):
+    """Rate of a 0/1 array and its binomial SE (with ``(k + 1) / (m + 2)`` inside the variance, so never 0)."""
+    x = np.asarray(x, bool)
+    m = x.size
+    q = (x.sum() + 1) / (m + 2)
+    return float(x.mean()), float(np.sqrt(q * (1 - q) / m))
+
+
+@functools.cache
+def _episodes(unseen_only: bool):
+    """Per episode: horizon n, p_fail, and per agent (success within 2 N_MAX + 4 steps, steps taken); 500 tasks
+    per (horizon, p_fail), all p_fails in one vmapped call per agent."""
+    agents, _, _, _ = _trained()
+    w = _world()
+    s_all, g_all, length, unseen = _task_pools(w, FA.K_DEFAULT)
+    rng = np.random.default_rng(4 + unseen_only)
+    rows = []
+    for p in P_FAILS:
+        for n in HORIZONS:
+            pool = np.flatnonzero((length == n) & (unseen | (not unseen_only)))
+            idx = rng.choice(pool, N_EPISODES)
+            rows.append((s_all[idx], g_all[idx], np.full(N_EPISODES, n), np.full(N_EPISODES, p)))
+    s, g, n, pf = (np.concatenate(a) for a in zip(*rows, strict=True))
+    keys = jax.random.split(jax.random.key(5 + unseen_only), s.size)
+    run = eqx.filter_jit(lambda a: FA.run_episodes(keys, w, jnp.asarray(s, jnp.int32), jnp.asarray(g, jnp.int32),
+                                                   a, p_fail=jnp.asarray(pf, w.emb.dtype), max_steps=2 * FA.N_MAX + 4,
+                                                   K=FA.K_DEFAULT))
+    out = {}
+    for name, a in agents.items():
+        f = run(a)
+        out[name] = (np.asarray(f.success), np.asarray(f.t))
+    return n, pf, out
+
+
+def _within_budget(n, out, name):
+    sc, t = out[name]
+    return (sc & (t <= n + SLACK)).astype(float)
+
+
+def _paired(d):
+    """Mean of per-episode differences (agents run on the same tasks and keys) and its SE; ``1 / m`` is added to
+    the variance so that an all-equal cell does not report SE 0."""
+    d = np.asarray(d, float)
+    return float(d.mean()), float(np.sqrt((d.var() + 1 / d.size) / d.size))
+
+
+@claim(area=_AREA, paper=FLOWAGENT, quick=False, expected="not reproduced")
 def flowagent_degrades_more_slowly_with_horizon() -> ClaimResult:
-    """(b).4-4 (paper's claim, not reliably reproduced here): success rate vs horizon n = 1..6 at p_fail in
-    {0, 0.1, 0.2}, 500 episodes each; measured = mean over p_fail of [drop_FlowAgent - drop_stepwise],
-    drop = success(n=1) - success(n=6) (paper: FlowAgent degrades more slowly, so <= 0). Details: all curves."""
-    c = _curves(False)
-    diff = np.mean([(c["flowagent", p][1]["success"] - c["flowagent", p][6]["success"])
-                    - (c["stepwise", p][1]["success"] - c["stepwise", p][6]["success"]) for p in P_FAILS])
-    details = "; ".join(f"{name} p={p}: {_row(c[name, p])}" for name in ("flowagent", "stepwise", "classifier")
-                        for p in P_FAILS)
-    return ClaimResult.at_most(diff, 0.0, details="success n=1..6 " + details)
+    """(b).4-4, not reproduced: FlowAgent does not degrade more slowly with the horizon than the step-wise
+    agent, and it succeeds less often.
+
+    The paper's claim (abstract): the step-wise paradigm "causes error accumulation over long horizons", while
+    FlowAgent generates the whole chain with a global view and "achieves superior robustness ... in long-horizon
+    reasoning". Regime: with no step budget every agent is near the ceiling (success n = 1..6 at p_fail <= 0.2
+    of 0.89-1.00 for all three agents; drop difference +0.009), so here an episode succeeds only when it reaches
+    ``g`` within ``n + 1`` environment steps (one wasted or failed call allowed), at p_fail in {0, 0.2, 0.4}, 500
+    tasks per (horizon, p_fail) drawn as in :func:`~jaxlab.generative.flow_agent.evaluate`, the same tasks and
+    keys for every agent. The step-wise agent is then off the ceiling (success at n = 6: 1.00, 0.47, 0.11).
+    Gain = mean over p_fail of [drop_stepwise - drop_FlowAgent], drop = success(n = 1) - success(n = 6) (the
+    paper: > 0); level = success of the step-wise agent minus FlowAgent's over all 9,000 episodes; both with the
+    SE of paired per-episode differences. Check (the measured opposite): gain < 4 SE and level > 4 SE.
+    Measured (float64): gain +0.013 +- 0.007, level +0.027 +- 0.002 (13 SE); against the classifier the gain is
+    +0.012 +- 0.009 (details). A float32 pilot with other seeds gave gains of +0.013, +0.023, +0.024 and +0.007
+    (each +- 0.02, unpaired SE) at budgets n, n + 1, n + 2 and none. Diagnosis: the drops are set by the tool
+    failures (the BFS oracle drops as much: 0.44 at p_fail = 0.2 in the pilot); FlowAgent starts lower (its
+    success is below the step-wise agent's, or equal to 2 decimals, in every (n, p_fail) cell), which is where
+    its small positive gain comes from: the ratios success(6) / success(1) of the two agents agree within
+    0.01. The state ``(z, g, avail)`` is fully observed and every failure triggers a re-plan, so a step-wise
+    policy is Markov-optimal and a whole-plan generator has no global information to add; it only has more to
+    get right at once (its first plans are valid in 87 % of episodes)."""
+    n, pf, out = _episodes(False)
+    ok = {a: _within_budget(n, out, a) for a in out}
+    terms = {}
+    for base in ("stepwise", "classifier"):
+        gain, var = 0.0, 0.0
+        for p in P_FAILS:
+            (d1, e1), (d6, e6) = (_paired((ok[base] - ok["flowagent"])[(n == h) & (pf == p)]) for h in (1, 6))
+            gain += (d1 - d6) / len(P_FAILS)
+            var += (e1**2 + e6**2) / len(P_FAILS) ** 2
+        terms[base] = (gain, float(np.sqrt(var)))
+    level, level_se = _paired(ok["stepwise"] - ok["flowagent"])
+    gain, se = terms["stepwise"]
+    curves = "; ".join(f"{a} p={p}: " + "/".join(f"{ok[a][(n == h) & (pf == p)].mean():.2f}" for h in HORIZONS)
+                       for a in out for p in P_FAILS)
+    return ClaimResult(gain, "< 4 SE, and step-wise success above FlowAgent's by > 4 SE", 4 * se,
+                       gain < 4 * se and level > 4 * level_se,
+                       f"gain {gain:+.4f} +- {se:.4f}; level {level:+.4f} +- {level_se:.4f} (paired SE); vs the "
+                       f"classifier: gain {terms['classifier'][0]:+.4f} +- {terms['classifier'][1]:.4f}; success "
+                       f"within n + {SLACK} steps, n = 1..6: {curves}")
 
 
 @claim(area=_AREA, paper=FLOWAGENT, quick=False)
 def flowagent_beats_classifier_on_unseen_tools() -> ClaimResult:
-    """(b).4-5 (paper's claim, not reliably reproduced here): success on tasks whose reference plan uses an
-    unseen tool, mean over horizons and p_fail in {0, 0.1, 0.2}; measured = FlowAgent - step-wise classifier
-    (paper: > 0). The classifier may still succeed through alternative seen tools; details: the three agents
-    (FlowAgent with plan repair)."""
-    c = _curves(True)
-    mean = {name: float(np.mean([np.mean([r["success"] for r in c[name, p].values()]) for p in P_FAILS]))
-            for name in ("flowagent", "stepwise", "classifier")}
-    return ClaimResult.at_least(mean["flowagent"] - mean["classifier"], 0.0,
-                                details=", ".join(f"{k} {v:.3f}" for k, v in mean.items()))
+    """(b).4-5: on tasks whose reference plan needs a tool unseen in training, FlowAgent succeeds more often than
+    the step-wise soft-max classifier over the seen tools (the abstract: the step-wise paradigm "restricts
+    generalization to unseen tools").
+
+    Tasks: every (s, g) whose shortest plan on the full tool set uses an unseen tool (4-9 per horizon), 500
+    episodes per (horizon n = 1..6, p_fail in {0, 0.2, 0.4}), success within 2 N_MAX + 4 steps. Measured:
+    success of FlowAgent minus the classifier's over all 9,000 episodes; pass when it exceeds 4 binomial SE.
+    Measured (float64): 0.873 vs 0.737, +0.136 +- 0.006. The classifier reaches ``g`` through seen
+    alternatives when no tool fails (1.00 at p_fail = 0, as FlowAgent) and falls behind as failures remove them
+    (0.76 and 0.45 at 0.2 and 0.4; FlowAgent 0.93 and 0.69). The gain is not the flow's: the regression step-wise
+    agent, which like FlowAgent decodes by embedding proximity and so can pick unseen tools, does as well (0.883);
+    within ``n + 1`` steps the gap to the classifier shrinks to +0.024 +- 0.007 (details)."""
+    n, pf, out = _episodes(True)
+    rate = {a: _binomial(out[a][0]) for a in out}
+    budget = {a: _binomial(out[a][0] & (out[a][1] <= n + SLACK))[0] for a in out}
+    gap = rate["flowagent"][0] - rate["classifier"][0]
+    se = float(np.hypot(rate["flowagent"][1], rate["classifier"][1]))
+    per_p = "; ".join(f"p={p}: " + ", ".join(f"{a} {out[a][0][pf == p].mean():.3f}" for a in out) for p in P_FAILS)
+    return ClaimResult(gap, "> 4 SE", 4 * se, gap > 4 * se,
+                       f"SE {se:.4f}; success " + ", ".join(f"{a} {r[0]:.4f}" for a, r in rate.items())
+                       + f"; {per_p}; within n + {SLACK} steps: "
+                       + ", ".join(f"{a} {v:.4f}" for a, v in budget.items()))
