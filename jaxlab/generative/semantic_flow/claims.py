@@ -14,9 +14,10 @@ Trained-model budget **[chosen]**, reduced from ``train_tiny_mmdit``'s defaults 
 enables x64, so this model is created and trained in float64 (a float32 run of the same budget came out weaker:
 plain prompt alignment 0.18 instead of 0.77, so the toy is still under-trained at this budget).
 
-Claim (a).4-5 is measured at the default guidance (``eta0 = 0.5``, ``rho = 0.3``, chosen before measuring) and does
-not reproduce the paper's direction: guidance lowers the energy but moves the latent off the data manifold
-(alignment and fidelity both drop). It is kept as stated, failing, rather than re-tuned until it passes.
+Claim (a).4-5 is a documented negative result (``expected="not reproduced"``): at every guidance step size tried
+(eta0 from 0.01 to 0.5) guidance lowers the energy but does not raise prompt alignment, and at the default
+(``eta0 = 0.5``, ``rho = 0.3``, chosen before measuring) it lowers alignment and fidelity far beyond their SE; the
+energy does not distinguish the samples that fail from those that succeed (diagnosis in its docstring).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.core import ClaimResult, claim
+from jaxlab.core import ClaimResult, claim, mean_and_se
 from jaxlab.core.verification import by_precision
 from jaxlab.generative import semantic_flow as sf
 from jaxlab.generative.flow_agent import flow_matching as fm
@@ -332,19 +333,56 @@ def _sample_pair(model, data, cfg):
     return plain(keys, data["tokens"], data["ref"]), guided(keys, data["tokens"], data["ref"], probes)
 
 
-@claim(area=_AREA, paper=SEMANTICFLOW, quick=False)
+@claim(area=_AREA, paper=SEMANTICFLOW, quick=False, expected="not reproduced")
 def guidance_improves_alignment_without_losing_fidelity() -> ClaimResult:
-    """(a).4-5: 256 test prompts with unseen concepts and a second object, SemanticFlow (default config, 20 Euler
-    steps) vs the same sampler and noise without guidance. Measured = prompt-alignment gain (expected >= 0, the
-    paper's direction); the claim also fails if concept fidelity drops by more than 0.02. Details give both
-    metrics and the mean energy of the first step with and without guidance."""
+    """(a).4-5, NOT REPRODUCED: energy-guided rectification *lowers* both prompt alignment and concept fidelity on
+    the toy customization task, where the SemanticFlow abstract states that it "jointly enhances concept fidelity and
+    prompt alignment" (the method is our reconstruction from the abstract; module docstring of
+    :mod:`jaxlab.generative.semantic_flow.guidance`).
+
+    Setting: the TinyMMDiT of the claims (``STEPS`` x ``BATCH`` AdamW steps, float64), 256 test prompts with unseen
+    concepts and a second object, 20 Euler steps; SemanticFlow vs the same sampler from the same noise without
+    guidance, compared prompt by prompt (paired differences, mean +- SE over the 256 prompts). Measured during the
+    fidelity round (plain: alignment 0.773, fidelity 0.945):
+
+    - eta0 sweep at rho = 0.3: alignment gain +0.004 +- 0.007 (eta0 = 0.01), +0.008 +- 0.010 (0.03),
+      -0.086 +- 0.021 (0.1), -0.219 +- 0.026 (0.2), -0.688 +- 0.029 (0.5, the default chosen before measuring:
+      0.773 -> 0.086); fidelity change -0.0001, -0.0008, -0.0077, -0.0198, -0.118 +- 0.005. The energy does fall
+      (at eta0 = 0.5 from 1.37 to 0.59 over the six guided steps), so the sign of the update is right; no step
+      size gives a detectable gain, and every measurable effect is a loss.
+    - energy terms alone at eta0 = 0.1: E_align only -0.152 +- 0.025 (4 prompts fixed, 43 broken), E_excite only
+      -0.051 +- 0.018 (5 fixed, 18 broken), E_leak only -0.047 +- 0.017 (4 fixed, 16 broken).
+    - guided window: rho = 0.1 (the first 2 steps) at eta0 = 0.1: +0.000 +- 0.010 (3 fixed, 3 broken); rho = 1
+      (all 20 steps) at eta0 = 0.03: -0.078 +- 0.020.
+
+    Diagnosis. The energy carries no information about the failures the metric counts. All 58 plain failures are
+    the concept clause (the second object's colour is always right), and 57 of them are fidelity failures: a blank
+    anchor window matches the texture better than the rendered one at POS (mean fidelity 0.907 against 0.956 for
+    the successes), not a misplaced or leaked concept. The energy of the plain trajectory is the same for prompts
+    that end aligned and misaligned (1.370 +- 0.010 vs 1.369 +- 0.024 at sigma = 1, 1.294 vs 1.299 at sigma = 0.5;
+    details give the sigma = 1 figures), and the visual probe's response barely localises the concept (its argmax
+    lies in the POS cell for 28-37 % of prompts, chance 25 %; the ``<concept>`` word probe: 80-92 %). Descending
+    an uninformative energy only moves the latent off the trajectory the model was trained on: a normalised step
+    has rms ``eta0 sigma`` per pixel, half the noise's at the default, on each of the six guided steps. Whether
+    the paper's (unknown) probes and energy on FLUX, where failures are semantic (CLIP-T), behave differently is
+    not settled here.
+
+    Check (the measured opposite, with its uncertainty), at the default ``SemanticFlowConfig()``: both paired gains
+    lie below 0 by more than 4 SE: measured = max(alignment gain + 4 SE, fidelity gain + 4 SE) <= 0."""
     model, data = _trained(), _test_data()
     x_plain, (x_sf, info) = _sample_pair(model, data, sf.SemanticFlowConfig())
-    a0, a1 = (float(jnp.mean(sf.prompt_alignment(x, data["meta"]))) for x in (x_plain, x_sf))
-    f0, f1 = (float(jnp.mean(sf.concept_fidelity(x, data["ref"], data["pos"]))) for x in (x_plain, x_sf))
-    details = (f"alignment {a0:.3f} -> {a1:.3f}, fidelity {f0:.4f} -> {f1:.4f}; energy at the early steps "
-               f"{np.asarray(jnp.mean(info.energies[..., 0], 0)).round(3).tolist()}; stopped "
-               f"{int(jnp.sum(info.stopped))}")
-    if f1 < f0 - 0.02:
-        return ClaimResult(a1 - a0, ">= 0 with fidelity drop <= 0.02", 0.0, False, details)
-    return ClaimResult.at_least(a1 - a0, 0.0, details=details)
+    a0, a1 = (np.asarray(sf.prompt_alignment(x, data["meta"]), np.float64) for x in (x_plain, x_sf))
+    f0, f1 = (np.asarray(sf.concept_fidelity(x, data["ref"], data["pos"]), np.float64) for x in (x_plain, x_sf))
+    ga, sa = mean_and_se(a1 - a0)
+    gf, sfe = mean_and_se(f1 - f0)
+    # the first energy is taken at the shared initial noise (sigma = 1), before any update: that of the plain path
+    e0 = np.asarray(info.energies[:, 0, 0], np.float64)
+    ok = a0 == 1.0
+    (m_ok, s_ok), (m_bad, s_bad) = ((mean_and_se(e) if e.size > 1 else (np.nan, np.nan)) for e in (e0[ok], e0[~ok]))
+    e_steps = np.asarray(jnp.mean(info.energies[..., 0], 0), np.float64).round(3).tolist()
+    details = (f"alignment {a0.mean():.3f} -> {a1.mean():.3f} (gain {float(ga):+.3f} +- {float(sa):.3f} SE), "
+               f"fidelity {f0.mean():.4f} -> {f1.mean():.4f} (gain {float(gf):+.4f} +- {float(sfe):.4f}); "
+               f"energy at the guided steps {e_steps}; "
+               f"plain energy at sigma = 1, prompts ending aligned {float(m_ok):.3f} +- {float(s_ok):.3f} vs "
+               f"misaligned {float(m_bad):.3f} +- {float(s_bad):.3f}; stopped {int(jnp.sum(info.stopped))}")
+    return ClaimResult.at_most(float(max(ga + 4 * sa, gf + 4 * sfe)), 0.0, details=details)
