@@ -80,15 +80,54 @@ plt.xscale("log"); plt.xlabel("training size n"); plt.ylabel("excess 0-1-c risk"
 # %% [markdown]
 # The exact part (1) is the claim: the minimiser of the conditional risk sits in Chow's cell on both sides of
 # the threshold, and the accept-side gap equals theta * eps. In part (2) cross-entropy approaches the Bayes risk.
-# The 2-d `cwr2d` scorer does not, at these sizes: it must map every cluster to within 1/4 of its integer on the
-# line (and r to below 1/4), a piecewise-constant target that the MLP overfits (in a longer run, width 128 and 3000
-# steps, its test surrogate risk stayed at 0.73 against the optimal 0.44). Calibration is a statement about the
-# minimiser of the conditional risk, which part (1) checks exactly; it says nothing about the sample size a given
-# function class needs. The assertion below therefore checks part (1) and the cross-entropy anchor only.
+# The 2-d `cwr2d` scorer does not, at these sizes: it rejects almost everything (risk about c). Its MLP must map
+# every cluster to within 1/4 of its integer on the line (and r to below 1/4), and a ReLU output is piecewise
+# linear: it cannot stay on the integers while moving between clusters. The calibration gap is also small
+# (theta * eps = eps/4 on the accept side), so a surrogate excess risk of a few hundredths is enough to flip
+# confident points to rejection.
+#
+# ## 3. A scorer that can sit on the integers, and where it still falls short
+#
+# `CentreRadiusScorer` keeps the score 2-d but computes the centre as a soft class position,
+# $m = 1 + \sum_k k\,\mathrm{softmax}(z)_k$ from K hidden logits $z$ of an MLP ($r$ is one more output): $m$ has
+# plateaus at the integers. Trained on `cwr2d` alone with enough data (n = 64000 fresh points, 6000 Adam steps)
+# it gets close to the Bayes risk on the mixture above, but not on another random mixture of the same kind
+# (numpy seed 1): there it still rejects most points. The claim `cwr:cwr2d_training_approaches_the_bayes_risk`
+# is therefore registered as NOT REPRODUCED, on that mixture over 4 training seeds. The ratio
+# $\rho = $ excess risk $/ (c - R^*)$ is the share of Chow's gain over always rejecting that the trained rule
+# misses ("approaches" would be $\rho \le 1/4$).
+
+# %%
+t3 = time.perf_counter()
+K, c = 8, 0.2
+s = cwr.surrogate("cwr2d", K, c)
+mixtures = {"notebook mixture": task,
+            "mixture of numpy seed 1": tr.MixtureTask(jnp.asarray(4.0 * np.random.default_rng(1).normal(size=(K, D))
+                                                                  / np.sqrt(D)), 0.1)}
+rho = {}
+for name, tk in mixtures.items():
+    Xb, yb, _ = tr.sample_mixture(jax.random.key(5), tk, 64000)
+    Xv, yv, Pv = tr.sample_mixture(jax.random.key(8), tk, 8000)
+    model, _ = tr.fit(jax.random.key(7), tr.make_centre_radius_scorer(jax.random.key(6), D, K, 64), Xb, yb, s.loss,
+                      num_steps=6000, learning_rate=1e-2, batch_size=1024)
+    out = tr.evaluate(model, Xv, yv, s.link, c, Pv)
+    rho[name] = (out["risk"] - out["bayes_risk"]) / (c - out["bayes_risk"])
+    chow_reject = float(np.mean(np.asarray(Pv).max(1) < 1 - c))
+    print(f"{name:24s} risk={out['risk']:.4f}  bayes={out['bayes_risk']:.4f}  reject={out['reject_rate']:.2f} "
+          f"(Chow {chow_reject:.2f})  rho={rho[name]:.2f}")
+print(f"part 3: {time.perf_counter() - t3:.1f} s")
+
+# %% [markdown]
+# Why: calibration is a statement about the exact minimiser of the conditional surrogate risk. On the accept side
+# the surrogate separates accepting from rejecting by only $\theta\varepsilon = (p_{\max} - (1-c))/4$, at most
+# 0.028 per point here (label noise caps $p_{\max}$ at 0.9125), while the trained scorers stay 0.06 to 0.09
+# above the Bayes surrogate risk; confident points then fall to rejection, the more so on mixtures whose clusters
+# overlap (smaller $\varepsilon$).
 
 # %%
 eps = p_accept.max() - (1 - 0.2)
 assert rep.link_errors == 0 and abs(rep.gaps[0] - 0.25 * eps) < 1e-12 and rep.gaps[1] > 0
 assert excess["ce", 4000] < 0.05 and excess["ce", 4000] < excess["ce", 500]
+assert rho["mixture of numpy seed 1"] > 0.25, rho
 print(f"accept-side gap {rep.gaps[0]:.4f} = theta * eps; CE excess risk at n=4000: {excess['ce', 4000]:.3f}; "
-      f"total {time.perf_counter() - t_start:.1f} s")
+      f"cwr2d centre-radius rho: {rho}; total {time.perf_counter() - t_start:.1f} s")

@@ -48,3 +48,29 @@ def test_training_bad_inputs_raise():
     with pytest.raises(ValueError, match=r"y must have shape \(3\)"):
         tr.fit(jax.random.key(0), tr.make_scorer(jax.random.key(0), 2, 2), jnp.zeros((3, 2)),
                jnp.zeros(4, jnp.int32), cwr.cs_loss)
+
+
+def test_centre_radius_scorer_is_two_dimensional_with_centre_in_one_to_K():
+    model = tr.make_centre_radius_scorer(jax.random.key(0), 3, 5, 8)
+    U = jax.vmap(model)(10.0 * jax.random.normal(jax.random.key(1), (200, 3)))
+    assert U.shape == (200, 2)
+    assert float(U[:, 0].min()) >= 1.0 and float(U[:, 0].max()) <= 5.0
+    # m is the softmax-weighted class position 1 + sum_k k softmax(z)_k of the hidden logits z
+    z = model.mlp(jnp.ones(3))
+    np.testing.assert_allclose(float(model(jnp.ones(3))[0]), 1 + float(jnp.sum(jnp.arange(5) * jax.nn.softmax(z[:5]))),
+                               rtol=1e-6)
+
+
+def test_cwr2d_centre_radius_scorer_recovers_most_of_chows_gain_on_an_easy_mixture():
+    """K = 4 mixture, c = 0.2: the cwr2d-trained 2-d scorer's excess risk is below a quarter of c - R* (measured
+    0.05 of it at this seed; a plain ReLU MLP scorer on the same data: 0.43). On a harder K = 8 mixture it is not
+    (the documented negative result ``cwr:cwr2d_training_approaches_the_bayes_risk``)."""
+    K, D, c = 4, 5, 0.2
+    task = tr.make_mixture(jax.random.key(0), K, dim=D, sep=4.0, eta=0.1)
+    X, y, _ = tr.sample_mixture(jax.random.key(1), task, 4000)
+    Xt, yt, Pt = tr.sample_mixture(jax.random.key(2), task, 4000)
+    s = cwr.surrogate("cwr2d", K, c)
+    model, _ = tr.fit(jax.random.key(3), tr.make_centre_radius_scorer(jax.random.key(4), D, K, 32), X, y, s.loss,
+                      num_steps=800, learning_rate=1e-2, batch_size=512)
+    out = tr.evaluate(model, Xt, yt, s.link, c, Pt)
+    assert out["risk"] - out["bayes_risk"] < (c - out["bayes_risk"]) / 4

@@ -26,7 +26,8 @@ each mechanism was rebuilt from the prior work above at toy scale, with every co
   (:mod:`.splat`).
 
 The claims (``jaxlab.generative.active_scene.claims``) check the closed forms of this reconstruction and the
-abstract's qualitative statements (active beats passive coverage; reliability-aware fusion reduces floaters).
+abstract's qualitative statements (active exploration leaves fewer rendering holes than passive trajectories;
+its coverage gain is a documented negative result; reliability-aware fusion reduces floaters).
 
 One module per stage: :mod:`.room` (the ground-truth room), :mod:`.raycast` (panoramas and ray casting),
 :mod:`.config` (the constants), :mod:`.memory` (the voxel memory), :mod:`.render` (panoramic renders),

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.core import ClaimResult, claim
+from jaxlab.core import ClaimResult, claim, mean_and_se
 from jaxlab.core.verification import by_precision
 from jaxlab.generative import active_scene as A
 from jaxlab.generative.active_scene.papers import ACTPANO
@@ -131,10 +131,12 @@ def three_hit_fusion_arithmetic() -> ClaimResult:
                              details=f"p = {p:.5f}; colour error vs sum r_i c_i / sum r_i: {col_err:.1e}")
 
 
-def _policy_metrics(policy: str, cfg: A.ActiveConfig, n_views: int = 8):
+def _policy_metrics(policy: str, cfg: A.ActiveConfig, n_views: int = 8, G: int = 32, n_boxes: int = 6,
+                    n_test: int = 16):
     keys = jax.random.split(jax.random.key(0), N_ROOMS)
-    scenes = jax.vmap(A.make_room_scene)(keys)
-    tests = jax.vmap(lambda k, s: A.sample_free_poses(k, s, 16))(jax.random.split(jax.random.key(1), N_ROOMS), scenes)
+    scenes = jax.vmap(lambda k: A.make_room_scene(k, G, n_boxes))(keys)
+    tests = jax.vmap(lambda k, s: A.sample_free_poses(k, s, n_test))(jax.random.split(jax.random.key(1), N_ROOMS),
+                                                                     scenes)
 
     def one(key, scene, tp):
         state, _ = A.explore(key, scene, n_views, policy, cfg)
@@ -144,17 +146,42 @@ def _policy_metrics(policy: str, cfg: A.ActiveConfig, n_views: int = 8):
     return {k: np.asarray(v) for k, v in out.items()}
 
 
-@claim(area=_AREA, paper=ACTPANO, quick=False)
+def _scarce_view_details(res) -> str:
+    return "; ".join(f"{p}: coverage {res[p]['coverage'].mean():.4f} +- {mean_and_se(res[p]['coverage'])[1]:.4f}, "
+                     f"holes {res[p]['hole_ratio'].mean():.3f} +- {mean_and_se(res[p]['hole_ratio'])[1]:.3f}"
+                     for p in res)
+
+
+@claim(area=_AREA, paper=ACTPANO, quick=False, expected="not reproduced")
 def active_exploration_beats_passive() -> ClaimResult:
-    """(d).4-4 (the paper's claim): 8 views, 10 seeded rooms, same generator noise: the utility controller's
-    coverage exceeds both the circular trajectory's and random free poses' (and its hole ratio is lower);
-    measured = mean coverage(active) - max(mean coverage(circle), mean coverage(random))."""
-    cfg = A.ActiveConfig()
-    res = {p: _policy_metrics(p, cfg) for p in A.POLICIES}
-    cov = {p: res[p]["coverage"].mean() for p in res}
-    details = "; ".join(f"{p}: coverage {res[p]['coverage'].mean():.4f} +- {res[p]['coverage'].std():.4f}, "
-                        f"holes {res[p]['hole_ratio'].mean():.3f} +- {res[p]['hole_ratio'].std():.3f}" for p in res)
-    return ClaimResult.at_least(cov["active"] - max(cov["circle"], cov["random"]), 0.0, details=details)
+    """(d).4-4, coverage half of the paper's "ActPano3D improves scene coverage, reduces rendering holes": NOT
+    REPRODUCED. Where the view budget is scarce (24^3 rooms with 8 boxes, 64 x 128 panoramas, 6 views, candidate
+    clearance 1 voxel, 10 seeded rooms, same generator noise for every policy), the utility controller's coverage
+    does not exceed the better of the circular trajectory and random free poses. Per room i,
+    ``d_i = coverage_active - max(coverage_circle, coverage_random)``; check: ``mean d - 2 SE(d) <= 0`` (no
+    significant gain; SE over the rooms). Measured (float64): active 0.427 +- 0.019, circle 0.428 +- 0.023,
+    random 0.392 +- 0.019; d = -0.002 +- 0.012 (float32 rooms: -0.000 +- 0.009).
+
+    What was tried. (1) The original budget (32^3 rooms, 6 boxes, 32 x 64 panoramas, 8 views): active 0.071 +-
+    0.004, circle 0.072 +- 0.002, random 0.079 +- 0.005 (6 rooms): a 32 x 64 panorama puts less than one ray on a
+    surface voxel 16 voxels away and coverage needs a confident cell (several reliable hits), so coverage is bound
+    by the total number of rays wherever they are cast, and the exploration term saturates on unknown cells between
+    the sparse rays. (2) 64 x 128 panoramas and 12 views (24^3, 8 boxes): every policy sees nearly everything
+    (active 0.561, circle 0.557, random 0.543, 5 rooms). (3) 6 views, candidate clearance 2 voxels: active 0.427
+    +- 0.030, circle 0.378 +- 0.022, random 0.395 +- 0.025, d = 0.029 +- 0.010 (10 float32 rooms; in float64 one
+    room has no valid candidate); with clearance 1 (here) the circle, which may then pass closer to the boxes,
+    catches up. Diagnosis: the coverage gain of the reconstructed utility is of the order of the changes that
+    the candidate set alone makes to the passive baselines; it is not a robust effect. Holes (8 held-out poses
+    per room) point the paper's way but are not significant either: active 0.120 +- 0.013, circle 0.210 +-
+    0.035, random 0.215 +- 0.036; paired reduction against the better baseline 0.068 +- 0.035 (1.9 SE; float32
+    rooms 0.058 +- 0.040).
+    """
+    cfg = A.ActiveConfig(pano_h=64, pano_w=128, cand_clearance=1)
+    res = {p: _policy_metrics(p, cfg, n_views=6, G=24, n_boxes=8, n_test=8) for p in A.POLICIES}
+    cov = {p: res[p]["coverage"] for p in res}
+    gain, se = mean_and_se(cov["active"] - np.maximum(cov["circle"], cov["random"]))
+    return ClaimResult.at_most(gain - 2 * se, 0.0, details=f"gain over the better baseline {gain:.4f} +- {se:.4f} "
+                                                           f"(SE, {N_ROOMS} rooms); {_scarce_view_details(res)}")
 
 
 @claim(area=_AREA, paper=ACTPANO, quick=False)

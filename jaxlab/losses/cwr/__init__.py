@@ -60,10 +60,12 @@ from jaxlab.losses.cwr.risk import (
 )
 from jaxlab.losses.cwr.target import REJECT, bayes_decision, bayes_risk, cwr_target_loss
 from jaxlab.losses.cwr.train import (
+    CentreRadiusScorer,
     MixtureTask,
     cwr_metrics,
     evaluate,
     fit,
+    make_centre_radius_scorer,
     make_mixture,
     make_scorer,
     mixture_bayes_risk,
@@ -75,6 +77,7 @@ __all__ = [
     "REJECT",
     "SURROGATES",
     "CalibrationReport",
+    "CentreRadiusScorer",
     "MinimizerInfo",
     "MinimizerState",
     "MixtureTask",
@@ -104,6 +107,7 @@ __all__ = [
     "generalized_hinge_loss",
     "link_cells",
     "lp_min",
+    "make_centre_radius_scorer",
     "make_mixture",
     "make_scorer",
     "minimize",

@@ -6,7 +6,8 @@ probability 1 - eta and uniform on [K] otherwise (label noise). The class poster
     p(y | x) = (1 - eta) softmax_k(-||x - mu_k||^2 / 2)_y + eta / K,
 
 so the Bayes 0-1-c risk E_x min(c, 1 - max_y p(y | x)) can be estimated on any sample. A scorer f : R^D -> R^d
-(linear or MLP, an ``equinox.nn.MLP``) is trained by Adam (cosine-decayed step) on the empirical surrogate risk
+(linear or MLP, an ``equinox.nn.MLP``, or for ``cwr2d`` a
+:class:`CentreRadiusScorer`) is trained by Adam (cosine-decayed step) on the empirical surrogate risk
 (1/n) sum_i L(f(x_i), y_i) and evaluated through the surrogate's link psi by the empirical 0-1-c risk
 (1/n) sum_i l_c(psi(f(x_i)), y_i), the rejection rate and the error on accepted points.
 
@@ -35,10 +36,12 @@ from jaxlab.losses.cwr.papers import CHOW, CWR2026, RAMASWAMY
 from jaxlab.losses.cwr.target import REJECT, bayes_decision, bayes_risk, cwr_target_loss
 
 __all__ = [
+    "CentreRadiusScorer",
     "MixtureTask",
     "cwr_metrics",
     "evaluate",
     "fit",
+    "make_centre_radius_scorer",
     "make_mixture",
     "make_scorer",
     "mixture_bayes_risk",
@@ -168,6 +171,50 @@ def make_scorer(key: Any, dim: int, d: int, width: int | None = None) -> eqx.nn.
         return eqx.nn.MLP(dim, d, width_size=1, depth=0, key=key)
     width = check_int(width, "width", min_value=1)
     return eqx.nn.MLP(dim, d, width_size=width, depth=1, activation=jax.nn.relu, key=key)
+
+
+class CentreRadiusScorer(eqx.Module):
+    """A 2-d ``cwr2d`` scorer whose centre is a soft class position: ``u(x) = (m(x), r(x))`` with
+
+        (z_1, ..., z_K, r) = g(x),   m = 1 + sum_{k<K} k softmax(z)_k  in [1, K],
+
+    ``g`` a 2-layer ReLU MLP. The score is 2-d (the loss and link see only ``(m, r)``); the K hidden logits give
+    ``m`` plateaus at the integers 1..K, where the ``cwr2d`` link accepts, instead of the piecewise-linear ramps of
+    a ReLU output. jaxlab's choice of scorer (the target paper's experiments were not retrieved).
+
+    Attributes:
+      mlp: the ``equinox.nn.MLP`` g, ``(dim,) -> (K + 1,)``.
+    """
+
+    mlp: eqx.nn.MLP
+
+    def __call__(self, x: Float[Array, " D"]) -> Float[Array, " 2"]:
+        """Scores ``(m, r)`` of one input ``x`` of shape ``(D,)``."""
+        g = self.mlp(x)
+        K = g.shape[0] - 1
+        m = 1 + jnp.sum(jnp.arange(K, dtype=g.dtype) * jax.nn.softmax(g[:K]))
+        return jnp.stack([m, g[K]])
+
+
+def make_centre_radius_scorer(key: Any, dim: int, K: int, width: int) -> CentreRadiusScorer:
+    """A :class:`CentreRadiusScorer` R^dim -> R^2 for K classes, with a hidden layer of the given width.
+
+    Args:
+      key: PRNG key for the initial weights.
+      dim: input dimension ``>= 1``.
+      K: number of classes ``>= 2`` (the centre ranges over [1, K]).
+      width: hidden width ``>= 1``.
+
+    Returns:
+      A :class:`CentreRadiusScorer` mapping a ``(dim,)`` input to ``(m, r)``.
+
+    Raises:
+      TypeError: ``dim``, ``K`` or ``width`` is not an int.
+      ValueError: ``dim`` or ``width`` below 1, or ``K`` below 2.
+    """
+    dim, width = check_int(dim, "dim", min_value=1), check_int(width, "width", min_value=1)
+    K = check_int(K, "K", min_value=2)
+    return CentreRadiusScorer(eqx.nn.MLP(dim, K + 1, width_size=width, depth=1, activation=jax.nn.relu, key=key))
 
 
 def scorer_train_algorithm(model: eqx.Module, X: Float[Array, "n D"], y: Int[Array, " n"],
