@@ -3,10 +3,11 @@
 A claim that still passes with a 3 % error in the code it checks verifies nothing. Each entry below names a claim,
 the function it tests (a dotted path looked up in the claims module's namespace, so that the binding the claim
 calls is the one replaced) and the mutation: its output scaled by 1.03 on every float or complex leaf, or one
-argument scaled (a wrong constant, where a claim is by design blind to the output's scale). The script runs every
-mutated claim once, in float64, restores the function, clears JAX's caches (a traced program may hold the mutated
-code) and prints one JSON line per entry; it exits 0. It runs in its own process (see ``test_claim_mutations.py``),
-so no mutated program can leak into other tests.
+argument scaled (a wrong constant, where a claim is by design blind to the output's scale), or, for code whose
+outputs are not numbers (rule matchers, behaviour trees), a planted bug given as a function of the original. The
+script runs every mutated claim once, in float64, restores the function, clears JAX's caches (a traced program may
+hold the mutated code) and prints one JSON line per entry; it exits 0. It runs in its own process (see
+``test_claim_mutations.py``), so no mutated program can leak into other tests.
 """
 
 from __future__ import annotations
@@ -25,12 +26,53 @@ import numpy as np
 @dataclass(frozen=True)
 class Mutation:
     """``claim`` is ``area:name``; ``target`` a dotted path in the claims module; ``arg`` the index of the argument
-    to scale (``None``: scale the output)."""
+    to scale (``None``: scale the output); ``bug``, if given, maps the original function to its mutant instead."""
 
     claim: str
     target: str
     factor: float = 1.03
     arg: int | None = None
+    bug: Callable[[Callable], Callable] | None = None
+
+
+def _drop_last(fn: Callable) -> Callable:
+    """A matcher that misses one match: the last element of its list output is dropped."""
+    return lambda *args, **kwargs: fn(*args, **kwargs)[:-1]
+
+
+def _leaky_goal_mask(fn: Callable) -> Callable:
+    """A goal mask that is 0.03 instead of 0 where it should hide the goal (the policy then sees the goal)."""
+
+    def leaky(goal, spec, use_goal):
+        masked, mask = fn(goal, spec, use_goal)
+        return jax.numpy.where(mask > 0, masked, goal), mask + 0.03 * (1 - mask)
+
+    return leaky
+
+
+def _wide_nodes(fn: Callable) -> Callable:
+    """A quadrature rule whose nodes are 3 % too wide (the weights, which are checked to sum to 1, are kept)."""
+
+    def wide(*args, **kwargs):
+        nodes, weights = fn(*args, **kwargs)
+        return nodes * 1.03, weights
+
+    return wide
+
+
+def _ignores_near_r(fn: Callable) -> Callable:
+    """A behaviour-tree tick that does not sense one literal, ``Near(R)``."""
+    return lambda tree, state: fn(tree, frozenset(state) - {"Near(R)"})
+
+
+def _step_size_without_log(fn: Callable) -> Callable:
+    """Online SGD run at η = c / d instead of the η = c / (d log d) it is given: its weak recovery then takes
+    O(d log d) steps instead of O(d log² d), a wrong scaling law the scaling claim must see."""
+
+    def fast(key, ws, cfg, num_steps, schedule, *args, **kwargs):
+        return fn(key, ws, cfg, num_steps, schedule * float(np.log(ws.shape[-1])), *args, **kwargs)
+
+    return fast
 
 
 MUTATIONS = (
@@ -45,6 +87,7 @@ MUTATIONS = (
     Mutation("forecasting:exact_recurrence_extrapolates_720_steps", "F.ef_forecast"),
     Mutation("langevin:ula_stationary_variance_is_inflated", "al.ula_gaussian_moments"),
     Mutation("pe_spread:p2_sinusoidal_closed_form", "spread"),
+    Mutation("pe_spread:p5_deviation_ratio_is_stable", "invariant_deviation"),  # D(t)/t² against its Taylor series
     Mutation("quantum:single_qubit_closed_form", "fourier_coeffs_of"),
     Mutation("scaling:collinear_kappa_equals_cosine_formula_for_every_k", "C.scale_block_condition_number"),
     Mutation("semantic_flow:euler_gaussian_closed_form", "rf.euler_sample"),
@@ -59,6 +102,7 @@ MUTATIONS = (
     Mutation("online:deterministic_lds_cumulative_loss", "usp.usp_vaw_run"),
     Mutation("online:etth1_vaw_beats_ogd", "vaw.run"),
     Mutation("online:real_spectrum_residual_decays_like_two_to_minus_n", "_decay_slope"),
+    Mutation("online:vaw_beats_ridge_ftl_under_heavy_noise", "vaw.run"),
     Mutation("forecasting:df_equals_ef_with_one_step", "F.ef_forecast"),
     Mutation("facts:bootstrap_half_width_for_p_06_n_1000", "facts.bootstrap_ci"),
     # issue 29: claims that could not fail, now checked against independent references
@@ -67,6 +111,8 @@ MUTATIONS = (
     Mutation("semantic_flow:response_maps_are_distributions", "sf.aggregate_responses"),
     Mutation("quantum:frozen_kernel_tracks_gradient_descent", "linearized_residual"),
     Mutation("quantum:residual_ode_is_second_order", "mse_loss"),  # a 3 % wrong gradient: e(η) becomes O(η)
+    # the QNTK diagonal against an independent dense NumPy computation on the same θ
+    Mutation("quantum:qntk_diagonal_decays_through_redundancy", "coefficient_jacobian_of"),
     # Monte-Carlo claims: the tolerance is k standard errors, so a 3 % bias must fail
     Mutation("alignment:gaussian_sample_estimator_within_3_percent", "gain_from_samples"),
     Mutation("denoise:igt_error_follows_one_over_t", "mc_errors"),
@@ -76,7 +122,15 @@ MUTATIONS = (
     Mutation("flow_agent:cfm_gaussian_loss_floor", "FM.cfm_loss"),
     Mutation("multiscale:population_loss_linear_links", "population_loss_linear"),
     Mutation("multiscale:first_chaos_he12_closed_form_vs_monte_carlo", "first_chaos_mc"),
+    Mutation("multiscale:sgd_weak_recovery_time_scales_like_d_log2_d", "run_online_sgd", bug=_step_size_without_log),
     Mutation("langevin:monte_carlo_ald_matches_exact_propagation", "al.ald_gaussian_moments"),
+    # areas whose claims were not covered yet
+    Mutation("msip:mean_shift_contracts_at_the_closed_form_rate", "M.mean_shift"),
+    Mutation("msip:quadrature_estimators_reproduce_the_exact_map", "gauss_hermite", bug=_wide_nodes),
+    Mutation("toposcope:toy_design_exact_violations_and_scopes", "ts.verify", bug=_drop_last),
+    Mutation("toposcope:networkx_agrees_on_200_random_schematics", "ts.verify", bug=_drop_last),
+    Mutation("tree_of_skill:goal_mask_makes_policy_goal_invariant", "tos.masked_goal", bug=_leaky_goal_mask),
+    Mutation("tree_of_skill:bt_expansion_and_ticks_match_hand_derivation", "bt_mod.tick", bug=_ignores_near_r),
 )
 
 
@@ -92,6 +146,9 @@ def _scale(x: Any, factor: float) -> Any:
 
 
 def mutated(fn: Callable, m: Mutation) -> Callable:
+    if m.bug is not None:
+        return m.bug(fn)
+
     def wrapper(*args, **kwargs):
         if m.arg is None:
             return _scale(fn(*args, **kwargs), m.factor)
