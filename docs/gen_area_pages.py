@@ -14,7 +14,7 @@ import griffe
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from jaxlab.core import citations
-from jaxlab.core.verification import discover_areas
+from jaxlab.core.verification import discover_areas, load_area
 
 ROOT = Path(__file__).resolve().parent.parent
 readme = (ROOT / "README.md").read_text()
@@ -106,6 +106,30 @@ def api(pkg):
         parts.append(member_block(pkg, n, getattr(mod, n)))
     return "\n".join(parts)
 
+KEPT = "## What reproduces and what does not"
+
+
+def kept_section(path):
+    """The hand-written "what reproduces" section of an existing page, kept as it is (``None`` if it has none)."""
+    if not path.exists() or KEPT not in path.read_text():
+        return None
+    body = path.read_text().split(KEPT, 1)[1].split("\n## ", 1)[0]
+    return KEPT + body.rstrip() + "\n"
+
+
+def negative_section(area):
+    """The area's documented negative results (claims registered with ``expected="not reproduced"``)."""
+    neg = [c for c in load_area(area) if not c.reproduced]
+    if not neg:
+        return None
+    lines = [KEPT + "\n", "Every other claim of the area reproduces. Documented negative results (the claim asserts the "
+             "measured opposite; `jaxlab list --negative` prints each diagnosis):\n"]
+    for c in neg:
+        summary = " ".join(c.doc.split("\n\n")[0].split())
+        lines.append(f"- `{area}:{c.name}`: {summary}")
+    return "\n".join(lines) + "\n"
+
+
 def page(area, pkg, title_hint):
     mod = importlib.import_module(pkg)
     doc = inspect.getdoc(mod) or ""
@@ -127,6 +151,9 @@ def page(area, pkg, title_hint):
     if row and row[3] not in ("—", ""):
         nb = row[3].strip("`").split("/")[-1]
         out.append(f"Notebook: [{nb}](../notebooks/{nb}) (the claims, measured and plotted).\n")
+    section = kept_section(ROOT / "docs" / "areas" / f"{area}.md") or negative_section(area)
+    if section:
+        out.append(section)
     out.append("## The maths\n")
     out.append(f"::: {pkg}\n" + OPTS)
     out.append("## Worked example\n")
