@@ -122,8 +122,8 @@ def negative_section(area):
     neg = [c for c in load_area(area) if not c.reproduced]
     if not neg:
         return None
-    lines = [KEPT + "\n", "Every other claim of the area reproduces. Documented negative results (the claim asserts the "
-             "measured opposite; `jaxlab list --negative` prints each diagnosis):\n"]
+    lines = [KEPT + "\n", "Every other claim of the area reproduces. Documented negative results (the claim asserts "
+             "the measured opposite; `jaxlab list --negative` prints each diagnosis):\n"]
     for c in neg:
         summary = " ".join(c.doc.split("\n\n")[0].split())
         lines.append(f"- `{area}:{c.name}`: {summary}")
