@@ -239,7 +239,7 @@ def deterministic_lds_cumulative_loss() -> ClaimResult:
                              details=f"numpy reference {ref:.4f}")
 
 
-@claim(area="online", paper="marsden2026second", quick=False)
+@claim(area="online", paper="marsden2026second")
 def float32_auto_path_is_stable() -> ClaimResult:
     """float32 VAW with method='auto' (per-step solve) on the deterministic LDS stays within 2% of 350.66
     (float32 Sherman-Morrison reaches thousands)."""
@@ -266,7 +266,7 @@ def _regret_experiment(key):
     return (jnp.cumsum((y_vaw - y[:, 0]) ** 2) - best, jnp.cumsum((y_ogd - y[:, 0]) ** 2) - best)
 
 
-@claim(area="online", paper="marsden2026second", quick=False)
+@claim(area="online", paper="marsden2026second")
 def usp_vaw_regret_is_polylogarithmic() -> ClaimResult:
     """Regret_T / ln^3 T is non-increasing over T = 1000..8000 on 3 random marginally stable LDS (d_h = 50,
     n = 8, sigma = 0.1) while Regret_T increases: worst ratio of consecutive Regret_T / ln^3 T (<= 1.02)."""
@@ -281,7 +281,7 @@ def usp_vaw_regret_is_polylogarithmic() -> ClaimResult:
     return ClaimResult.at_most(worst, 1.02, details="regret T=1000->8000: " + ", ".join(details))
 
 
-@claim(area="online", paper="marsden2026second", quick=False)
+@claim(area="online", paper="marsden2026second")
 def ogd_regret_grows_polynomially() -> ClaimResult:
     """OGD (eta = 1e-2) on the same USP features: smallest ratio (OGD regret growth 1000 -> 8000) / (VAW's);
     polynomial vs logarithmic growth makes it >= 1.5 (a diverged run counts as infinite)."""
@@ -293,7 +293,7 @@ def ogd_regret_grows_polynomially() -> ClaimResult:
     return ClaimResult.at_least(worst, 1.5)
 
 
-@claim(area="online", paper="marsden2025usp", quick=False)
+@claim(area="online", paper="marsden2025usp")
 def etth1_vaw_beats_ogd() -> ClaimResult:
     """ETTh1 OT (first 5000 rows, z-scored, AR features n = 5, lam = 1): VAW's cumulative loss is below the best
     OGD's over eta in {1e-3, 1e-2, 1e-1}, and equals an independent float64 numpy loop of VAW on the same features
