@@ -105,20 +105,14 @@ print("OGD regret:    ", ogd_reg.round(3))
 # claim `online:vaw_beats_ridge_ftl_under_heavy_noise`).
 
 # %%
-def vaw_vs_ftl(sigma, lam=1.0, T_short=1000):
-    @jax.jit
-    @jax.vmap
-    def one(key):
-        k1, k2, k3 = jax.random.split(key, 3)
-        u = jax.random.normal(k2, (T_short, 1))
-        y, _ = lds.simulate(k3, lds.random_lds(k1, 50), u, obs_noise=sigma)
-        f8, y = usp.arx_features(y, u, 8), y[:, 0]
-        best = regret.best_fixed_loss(f8, y, lam)[-1]
-        return vaw.run(f8, y, lam)[1].loss.sum() - best, vaw.ridge_ftl_run(f8, y, lam)[1].loss.sum() - best
+from jaxlab.core import mean_and_se
+from jaxlab.online.claims import vaw_ftl_regrets
 
-    r_vaw, r_ftl = (np.asarray(r) for r in one(jnp.stack([jax.random.key(s) for s in range(8)])))
-    gap = r_ftl - r_vaw
-    return r_vaw.mean(), r_ftl.mean(), gap.mean(), gap.std(ddof=1) / np.sqrt(len(gap))
+
+def vaw_vs_ftl(sigma, lam=1.0):
+    r_vaw, r_ftl = vaw_ftl_regrets(sigma, lam)
+    gap, se = mean_and_se(r_ftl - r_vaw)
+    return r_vaw.mean(), r_ftl.mean(), gap, se
 
 
 gaps = {}
