@@ -206,7 +206,7 @@ def _cwr2d_mixture_excess(mixture: int, seed: int, n: int = 64000, width: int = 
     the initialisation and the minibatches."""
     K, D, c = 8, 10, 0.2
     means = 4.0 * np.random.default_rng(mixture).normal(size=(K, D)) / np.sqrt(D)
-    task = tr.MixtureTask(jnp.asarray(means, jnp.zeros(0).dtype), 0.1)
+    task = tr.MixtureTask(jnp.asarray(means, jnp.result_type(float)), 0.1)
     k = jax.random.split(jax.random.key(100 + seed), 4)
     X, y, _ = tr.sample_mixture(k[0], task, n)
     Xt, yt, Pt = tr.sample_mixture(k[1], task, 8000)
