@@ -176,12 +176,12 @@ def run(
     if num_steps % thin:
         raise ValueError(f"num_steps must be a multiple of thin={thin}, got num_steps={num_steps}")
     n_out = num_steps // thin
-    keys = None
-    if key is not None:
-        keys = jax.random.split(key, num_steps)
-        keys = keys.reshape((n_out, thin, *keys.shape[1:]))
-    data = None if xs is None else jax.tree_util.tree_map(lambda a: a.reshape((n_out, thin, *a.shape[1:])), xs)
-    index = jnp.arange(num_steps).reshape(n_out, thin)
+    keys = None if key is None else jax.random.split(key, num_steps)
+    data, index = xs, jnp.arange(num_steps)
+    if thin > 1:  # blocks of thin steps; with thin = 1 the scan reads xs as given (a reshape costs a layout copy)
+        keys = None if keys is None else keys.reshape((n_out, thin, *keys.shape[1:]))
+        data = None if xs is None else jax.tree_util.tree_map(lambda a: a.reshape((n_out, thin, *a.shape[1:])), xs)
+        index = index.reshape(n_out, thin)
 
     def one(state, inp):
         i, k, x = inp
@@ -192,7 +192,7 @@ def run(
 
     def block(state, inp):
         if thin == 1:
-            state, info = one(state, jax.tree_util.tree_map(lambda a: a[0], inp))
+            state, info = one(state, inp)
         else:
             state, infos = jax.lax.scan(one, state, inp)
             info = jax.tree_util.tree_map(lambda a: a[-1], infos)

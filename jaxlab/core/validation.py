@@ -46,12 +46,23 @@ __all__ = [
     "check_symmetric",
     "error_if",
     "is_concrete",
+    "nonfinite_flag",
+    "tie_finite_checks",
     "value_check",
 ]
 
 
 def is_concrete(x: Any) -> bool:
-    """True when ``x`` holds values (not a tracer inside ``jit``/``vmap``/``grad``)."""
+    """True when ``x`` holds values: no leaf is a tracer of ``jit``, ``vmap`` or ``grad``.
+
+    The switch between a check now (a concrete value raises ``ValueError`` at once) and a run-time check.
+
+    Args:
+      x: an array, a Python or numpy value, or a pytree of them.
+
+    Returns:
+      ``True`` when no leaf of ``x`` is a :class:`jax.core.Tracer`.
+    """
     return not any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves(x))
 
 
@@ -184,14 +195,31 @@ def value_check(x: Any, bad: Any, msg: str) -> Any:
 
 
 def _any_concrete(bad, x) -> bool:
-    # numpy inputs stay on the host (and keep their float64 under x64-off); JAX arrays are checked on their
-    # device and only the verdict comes back. ensure_compile_time_eval: inside a jit trace, operations on
-    # concrete constants would otherwise be staged out.
+    # Values on the host, or in a CPU device's memory (which numpy reads in place, without a copy), are checked
+    # with numpy: microseconds, against a dispatch and a sync for a device program. Arrays on an accelerator are
+    # checked where they are and only the verdict comes back. ensure_compile_time_eval: inside a jit trace,
+    # operations on concrete constants would otherwise be staged out.
     with jax.ensure_compile_time_eval():
-        leaves = jax.tree_util.tree_leaves(x)
-        if all(isinstance(leaf, (np.ndarray, np.generic, int, float, bool)) for leaf in leaves):
+        if all(_host_readable(leaf) for leaf in jax.tree_util.tree_leaves(x)):
             return bool(np.any(bad(jax.tree_util.tree_map(np.asarray, x), np)))
+        if getattr(bad, "__qualname__", "") == getattr(bad, "__name__", None):  # module-level: one program
+            return bool(_any_bad_jit(x, bad))
         return bool(jnp.any(bad(x, jnp)))
+
+
+def _host_readable(leaf: Any) -> bool:
+    """True for numpy/Python values and for JAX arrays that live whole in CPU memory of this process."""
+    if isinstance(leaf, (np.ndarray, np.generic, int, float, bool, complex)):
+        return True
+    return (isinstance(leaf, jax.Array) and leaf.is_fully_addressable
+            and all(d.platform == "cpu" for d in leaf.devices()))
+
+
+@functools.partial(jax.jit, static_argnums=1)
+def _any_bad_jit(x: Any, bad) -> jax.Array:
+    # the verdict of a module-level predicate as one compiled program: one dispatch and one device-to-host sync
+    # per eager check, instead of one dispatch per operation of the predicate
+    return jnp.any(bad(x, jnp))
 
 
 def check_finite(x: Any, name: str) -> Any:
@@ -209,8 +237,74 @@ def check_finite(x: Any, name: str) -> Any:
       ValueError: ``x`` is concrete and has a NaN or infinite entry (under ``jit``: a run-time error with the
         same message).
     """
-    return _check(x, _not_finite, f"{name} must be finite, got non-finite entries in "
-                  f"{_describe(x if hasattr(x, 'shape') else np.asarray(x))}")
+    return _check(x, _not_finite, _finite_msg(x, name))
+
+
+def _finite_msg(x: Any, name: str) -> str:
+    return f"{name} must be finite, got non-finite entries in {_describe(x if hasattr(x, 'shape') else np.asarray(x))}"
+
+
+def nonfinite_flag(x: Any) -> jax.Array:
+    """A scalar boolean, true when the array ``x`` has a NaN or infinite entry; for use under ``jit``.
+
+    Computed as ``isnan(sum(x * 0))``: ``x * 0`` is 0 for a finite entry and NaN for NaN or ±inf, so the sum is NaN
+    exactly when an entry is not finite, with no overflow for large finite entries. A plain sum fuses with the
+    other reductions a program makes over ``x`` (a softmax's, a loss's), so the flag costs little beyond reading
+    ``x`` once; an ``any(~isfinite(x))`` is a separate reduction with a boolean temporary.
+
+    Args:
+      x: array of any dtype (integer and boolean arrays are always finite).
+
+    Returns:
+      Boolean scalar array.
+    """
+    x = jnp.asarray(x)
+    if not jnp.issubdtype(x.dtype, jnp.inexact):
+        return jnp.zeros((), bool)
+    return jnp.isnan(jnp.sum(x * jnp.zeros((), x.dtype)))
+
+
+def tie_finite_checks(out: Any, /, *, witness: Any = None, **inputs: Any) -> Any:
+    """Return ``out`` tied to the check that every traced input in ``inputs`` is finite (a run-time error
+    naming the input otherwise); concrete inputs are skipped, since callers check those eagerly.
+
+    The counterpart of :func:`check_finite` for hot jitted functions: the check is attached to the (usually
+    smaller) output rather than to the input, so the input is not routed through a select that XLA materialises
+    before a ``scan`` or a ``dot``; the verdict is :func:`nonfinite_flag`. Use it with the eager check, as in::
+
+        x = as_array(x, "x", finite=is_concrete(x))   # eagerly: ValueError now
+        ...
+        return tie_finite_checks(result, x=x)          # traced: run-time error when result is used
+
+    With ``witness``, a value the function computed anyway that is sure to be non-finite whenever an input is
+    (a per-step loss, say), the inputs themselves are read only when the witness is not finite: the common
+    case costs one reduction over the witness instead of one over each input. The error names the input, as
+    without a witness; a non-finite witness from finite inputs (an overflow) raises nothing.
+
+    Args:
+      out: the function's result (array or pytree of arrays).
+      witness: optional array, non-finite whenever an input in ``inputs`` is (the caller's guarantee).
+      **inputs: the inputs to check, by the argument names the error messages use.
+
+    Returns:
+      ``out``, each leaf bitwise unchanged.
+
+    Raises:
+      RuntimeError: (equinox's ``EquinoxRuntimeError``) at run time, when ``out`` is used and a traced input has a
+        non-finite entry.
+    """
+    traced = {name: x for name, x in inputs.items() if not is_concrete(x)}
+    if not traced:
+        return out
+    xs = tuple(traced.values())
+    if witness is None:
+        flags = tuple(nonfinite_flag(x) for x in xs)
+    else:
+        flags = jax.lax.cond(nonfinite_flag(witness), lambda xs: tuple(nonfinite_flag(x) for x in xs),
+                             lambda xs: tuple(jnp.zeros((), bool) for _ in xs), xs)
+    for (name, x), flag in zip(traced.items(), flags, strict=True):
+        out = error_if(out, flag, _finite_msg(x, name))
+    return out
 
 
 def _not_finite(a, xp):
@@ -230,7 +324,7 @@ def _check(x: Any, bad, msg: str) -> Any:
 
 @functools.partial(jax.jit, static_argnums=(1, 2))
 def _check_jit(x: Any, bad, msg: str) -> Any:
-    return error_if(x, jnp.any(bad(x, jnp)), msg)
+    return error_if(x, nonfinite_flag(x) if bad is _not_finite else jnp.any(bad(x, jnp)), msg)
 
 
 def _scalar(value: Any, name: str) -> None:

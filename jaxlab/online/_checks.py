@@ -5,7 +5,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxlab.core.validation import as_array, check_finite
+from jaxlab.core.validation import as_array, check_finite, is_concrete
 
 __all__ = ["check_series", "check_stream"]
 
@@ -33,13 +33,15 @@ def check_series(y, name: str) -> jax.Array:
     return y
 
 
-def check_stream(features, targets, *, name: str = "features") -> tuple[jax.Array, jax.Array]:
+def check_stream(features, targets, *, name: str = "features", defer: bool = False) -> tuple[jax.Array, jax.Array]:
     """Validate an online-regression stream: ``features`` (T, d) real, ``targets`` (T,) or (T, k), T >= 1.
 
     Args:
       features: ``(T, d)`` float array-like.
       targets: ``(T,)`` or ``(T, k)`` float array-like.
       name: the name of ``features`` in error messages.
+      defer: leave the finiteness check of traced inputs to the caller, who ties it to its result with
+        :func:`jaxlab.core.validation.tie_finite_checks` (cheaper than tying it to the inputs before a scan).
 
     Returns:
       ``(features, targets)`` as finite JAX arrays cast to their common float dtype.
@@ -55,7 +57,8 @@ def check_stream(features, targets, *, name: str = "features") -> tuple[jax.Arra
     if targets.shape[0] != features.shape[0]:
         raise ValueError(f"targets must have the same length as {name} ({features.shape[0]}), "
                          f"got length {targets.shape[0]}")
-    features = check_finite(features, name)
-    targets = check_finite(targets, "targets")
+    if not (defer and not is_concrete((features, targets))):
+        features = check_finite(features, name)
+        targets = check_finite(targets, "targets")
     dtype = jnp.result_type(features.dtype, targets.dtype)
     return features.astype(dtype), targets.astype(dtype)

@@ -28,7 +28,7 @@ from jaxlab.core.algorithm import Algorithm, register_algorithm
 from jaxlab.core.citations import cites
 from jaxlab.core.loop import run as scan_run
 from jaxlab.core.types import Array, Float, Int
-from jaxlab.core.validation import check_int, check_positive
+from jaxlab.core.validation import check_int, check_positive, tie_finite_checks
 from jaxlab.online._checks import check_stream
 
 __all__ = ["OGDInfo", "OGDState", "init", "ogd_algorithm", "run", "step"]
@@ -183,12 +183,14 @@ def run(features: Float[Array, "T d"], targets: Float[Array, " T"] | Float[Array
       TypeError: non-float inputs.
       ValueError: mismatched lengths, ``T = 0``, non-finite entries, or ``radius <= 0``.
     """
-    features, targets = check_stream(features, targets)
+    features, targets = check_stream(features, targets, defer=True)
     if radius is not None:
         radius = check_positive(radius, "radius")
     y2 = targets[:, None] if targets.ndim == 1 else targets
     final, info = _scan(features, y2, optimizer, radius)
-    return final, info._replace(y_hat=info.y_hat[:, 0]) if targets.ndim == 1 else info
+    out = final, info._replace(y_hat=info.y_hat[:, 0]) if targets.ndim == 1 else info
+    # a non-finite a_t or y_t makes the round-t loss (theta_t^T a_t - y_t)^2 non-finite, whatever the optimizer
+    return tie_finite_checks(out, witness=info.loss, features=features, targets=targets)
 
 
 @functools.partial(jax.jit, static_argnums=(2, 3))

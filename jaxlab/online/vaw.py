@@ -49,7 +49,7 @@ from jaxlab.core.algorithm import Algorithm, register_algorithm
 from jaxlab.core.citations import cites
 from jaxlab.core.loop import run as scan_run
 from jaxlab.core.types import Array, Float, Int
-from jaxlab.core.validation import check_int, check_positive
+from jaxlab.core.validation import check_int, check_positive, tie_finite_checks
 from jaxlab.online._checks import check_stream
 from jaxlab.online.regret import regret_vs_best_fixed
 
@@ -282,14 +282,14 @@ def ridge_ftl_algorithm(lam: float = 1.0, *, method: str = "auto") -> Algorithm:
 
 
 def _run(features, targets, lam, method: str, current: bool):
-    features, targets = check_stream(features, targets)
+    features, targets = check_stream(features, targets, defer=True)
     lam = check_positive(lam, "lam")
     y2 = targets[:, None] if targets.ndim == 1 else targets
     method = _resolve(method, features.dtype)
     final, info = _scan(features, y2, jnp.asarray(lam, features.dtype), method, current)
     if targets.ndim == 1:
         info = info._replace(y_hat=info.y_hat[:, 0])
-    return final, info
+    return tie_finite_checks((final, info), features=features, targets=targets)
 
 
 @functools.partial(jax.jit, static_argnums=(3, 4))

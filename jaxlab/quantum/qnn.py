@@ -39,7 +39,7 @@ import numpy as np
 from jaxtyping import Array, Complex, Float
 
 from jaxlab.core.citations import cites
-from jaxlab.core.validation import as_array, check_int, check_positive
+from jaxlab.core.validation import as_array, check_finite, check_int, check_positive, is_concrete
 from jaxlab.quantum.gates import rot, rx, ry, rz
 from jaxlab.quantum.papers import SAP, SCHULD
 from jaxlab.quantum.statevector import check_pauli, expval_pauli, pauli_diagonal
@@ -284,13 +284,27 @@ def _block(theta_l: jax.Array) -> jax.Array:
     return rot(theta_l[:, 0], theta_l[:, 1], theta_l[:, 2])
 
 
-def _check_params(params, cfg: QNNConfig) -> jax.Array:
+def _check_params(params, cfg: QNNConfig, finite: bool = True) -> jax.Array:
     shape = (cfg.n_layers + 1, cfg.n_qubits, 3)
-    return as_array(params, "params", ndim=3, shape=shape, finite=True)
+    return as_array(params, "params", ndim=3, shape=shape, finite=finite)
 
 
 def _check_x(x) -> jax.Array:
     return as_array(x, "x", ndim=0, finite=True)
+
+
+def _checked_call(impl: Callable, params, x, cfg: QNNConfig) -> jax.Array:
+    """``impl(params, x, cfg)`` behind the input checks, with the value checks of traced inputs compiled into
+    ``impl``'s program: under an eager ``vmap`` over x a check of its own would be one more dispatch per call."""
+    _check_config(cfg)
+    params = _check_params(params, cfg, finite=is_concrete(params))
+    x = as_array(x, "x", ndim=0, finite=is_concrete(x))
+    return _with_value_checks(impl, params, x, cfg)
+
+
+@functools.partial(jax.jit, static_argnums=(0, 3))
+def _with_value_checks(impl: Callable, params: jax.Array, x: jax.Array, cfg: QNNConfig) -> jax.Array:
+    return impl(check_finite(params, "params"), check_finite(x, "x"), cfg)
 
 
 @functools.partial(jax.jit, static_argnums=2)
@@ -356,8 +370,7 @@ def qnn_state(params: Float[Array, "Lp1 n 3"], x: Float[Array, ""], cfg: QNNConf
       ValueError: an invalid field of ``cfg`` (encoding, block, entangler, scales, observable); ``params``
         not of shape ``(L + 1, n, 3)``; ``x`` not a scalar; non-finite entries (under ``jit``: at run time).
     """
-    _check_config(cfg)
-    return _state_impl(_check_params(params, cfg), _check_x(x), cfg)
+    return _checked_call(_state_impl, params, x, cfg)
 
 
 @cites(SAP, SCHULD)
@@ -393,8 +406,7 @@ def qnn_apply(params: Float[Array, "Lp1 n 3"], x: Float[Array, ""], cfg: QNNConf
       >>> f.shape
       (5,)
     """
-    _check_config(cfg)
-    return _apply_impl(_check_params(params, cfg), _check_x(x), cfg)
+    return _checked_call(_apply_impl, params, x, cfg)
 
 
 def init_qnn_params(key, cfg: QNNConfig, scale: float | None = None, dtype=None) -> Float[Array, "Lp1 n 3"]:

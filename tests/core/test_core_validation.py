@@ -189,3 +189,45 @@ def test_dtype_errors_describe_what_the_caller_passed():
     with jax.enable_x64(False):
         with pytest.raises(TypeError, match=r"X must have a float dtype, got array of shape \(3, 2\) and dtype int64"):
             v.as_array(np.arange(6, dtype=np.int64).reshape(3, 2), "X")
+
+
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.bfloat16, jnp.complex64])
+def test_nonfinite_flag_sees_nan_and_both_infinities_and_only_them(dtype):
+    x = jnp.ones((7, 5), dtype)
+    flag = jax.jit(v.nonfinite_flag)
+    assert not bool(flag(x))
+    big = jnp.finfo(jnp.float32 if dtype == jnp.complex64 else dtype).max
+    assert not bool(flag(jnp.full((7, 5), big, dtype)))  # a sum of huge finite entries would overflow; x * 0 cannot
+    for bad in (jnp.nan, jnp.inf, -jnp.inf):
+        assert bool(flag(x.at[3, 4].set(bad)))
+    assert not bool(flag(jnp.zeros((0, 3), dtype)))
+    assert not bool(flag(jnp.arange(5)))  # integers are finite
+
+
+def test_tie_finite_checks_names_the_input_and_keeps_the_output_bitwise():
+    out = jnp.array([1.5, -0.0])
+
+    def f(a, b):
+        return v.tie_finite_checks(out * 1, a=a, b=b)
+
+    good = jnp.ones(3)
+    np.testing.assert_array_equal(np.asarray(jax.jit(f)(good, good)).view(np.uint8), np.asarray(out).view(np.uint8))
+    assert v.tie_finite_checks(out, a=jnp.array([jnp.nan])) is out  # concrete inputs are the caller's to check eagerly
+    with pytest.raises(Exception, match=r"b must be finite, got non-finite entries in array of shape \(3,\)"):
+        jax.block_until_ready(jax.jit(f)(good, good.at[1].set(-jnp.inf)))
+    # the check rides on the output: the input is not routed through a select of its size
+    shapes = _cond_shapes(jax.make_jaxpr(f)(good, good).jaxpr)
+    assert shapes and all(int(np.prod(s)) <= 1 for s in shapes), shapes
+
+
+def test_tie_finite_checks_with_a_witness_reads_the_inputs_only_when_the_witness_is_not_finite():
+    def f(a, w):
+        return v.tie_finite_checks(jnp.sum(a), witness=w, a=a)
+
+    a_bad = jnp.ones(4).at[2].set(jnp.nan)
+    # a finite witness vouches for the inputs (the caller's guarantee, broken on purpose here: nothing is read);
+    # a non-finite one sends the check to the inputs, which decide
+    assert np.isnan(float(jax.jit(f)(a_bad, jnp.ones(2))))
+    with pytest.raises(Exception, match="a must be finite"):
+        jax.block_until_ready(jax.jit(f)(a_bad, jnp.array([0.0, jnp.inf])))
+    assert float(jax.jit(f)(jnp.ones(4), jnp.array([0.0, jnp.inf]))) == 4.0  # an overflow of finite inputs: no error

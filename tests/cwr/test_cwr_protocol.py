@@ -135,6 +135,11 @@ _BAD = [
     (lambda y: cwr.cwr2d_loss(jnp.zeros((2, 2)), y, 0.2), jnp.array([0, -1]), "y must lie in"),
     (lambda u: cwr.cs_loss(u, jnp.array([0, 1])), jnp.array([[0.0, jnp.nan, 1.0], [0, 0, 0]]), "u must be finite"),
     (lambda u: cwr.cwr2d_link(u, 4), jnp.array([[jnp.inf, 0.0]]), "u must be finite"),
+    # -inf off the label leaves the cross-entropy finite: the check must read u, not the loss
+    (lambda u: cwr.ce_chow_loss(u, jnp.array([0, 1])), jnp.array([[0.0, -jnp.inf, 1.0], [0, 0, 0]]),
+     "u must be finite"),
+    (lambda u: cwr.ova_hinge_loss(u, jnp.array([0, 1])), jnp.array([[0.0, 0.0, -jnp.inf], [0, 0, 0]]),
+     "u must be finite"),
     (lambda p: cwr.bayes_risk(p, 0.2), jnp.array([0.5, 0.6]), "p must"),
     (lambda p: cwr.bayes_decision(p, 0.2), jnp.array([-0.1, 1.1]), "p must"),
     (lambda p: cwr.conditional_risk(cwr.cs_loss, jnp.zeros(3), p), jnp.array([0.2, 0.2, 0.2]), "p must"),

@@ -132,3 +132,21 @@ def test_stream_and_lds_checks_hold_under_jit():
         lds.simulate(jax.random.key(0), params, u, obs_noise=-1.0)
     with pytest.raises(Exception, match="obs_noise must be >= 0"):
         jax.block_until_ready(jax.jit(lambda s: lds.simulate(jax.random.key(0), params, u, obs_noise=s)[0])(-1.0))
+
+
+@pytest.mark.parametrize("where", ["features", "targets"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("t", [0, 7])  # first and last round
+def test_ogd_run_rejects_every_non_finite_input_under_jit(where, bad, t):
+    # under jit the check reads the per-round losses first; it must still see a bad entry anywhere, for any
+    # optimizer (optax.zero_nans would hide a NaN gradient from the final state, not from the loss)
+    a, y = jnp.ones((8, 3)), jnp.ones(8)
+    a, y = (a.at[t, 1].set(bad), y) if where == "features" else (a, y.at[t].set(bad))
+    for opt in (optax.sgd(0.1), optax.chain(optax.zero_nans(), optax.sgd(0.1))):
+        with pytest.raises(ValueError, match=f"{where} must be finite"):
+            ogd.run(a, y, opt)
+        with pytest.raises(Exception, match=f"{where} must be finite"):
+            jax.block_until_ready(jax.jit(lambda a, y, opt=opt: ogd.run(a, y, opt)[1].y_hat)(a, y))
+    good = jax.jit(lambda a, y: ogd.run(a, y, optax.sgd(0.1)))(jnp.ones((8, 3)), jnp.ones(8))
+    ref = ogd.run(jnp.ones((8, 3)), jnp.ones(8), optax.sgd(0.1))
+    np.testing.assert_array_equal(np.asarray(good[1].y_hat), np.asarray(ref[1].y_hat))

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.core.validation import as_array, check_in_range, check_int, value_check
+from jaxlab.core.validation import (
+    as_array,
+    check_in_range,
+    check_int,
+    is_concrete,
+    tie_finite_checks,
+    value_check,
+)
 
 
 def _first_value(x: Any) -> float:
@@ -47,13 +56,26 @@ def _check_K(K: Any, min_value: int = 2) -> int:
 
 
 def _scores(u: Any, d: int | None, name: str = "u") -> jax.Array:
-    u = as_array(u, name, kind="float", finite=True)
+    # concrete scores are checked for finiteness here; traced ones by _finite_scores, on the function's result
+    u = as_array(u, name, kind="float", finite=is_concrete(u))
     if u.ndim < 1:
         raise ValueError(f"{name} must have at least 1 dimension (scores on the last axis), got a scalar")
     if d is not None and u.shape[-1] != d:
         raise ValueError(f"{name} must have last dimension {d} (the surrogate's dimension), "
                          f"got shape {u.shape}")
     return u
+
+
+def _finite_scores(fn: Callable) -> Callable:
+    """Decorate a function of the scores ``u`` (its first argument): under ``jit``/``vmap`` the finiteness check of
+    ``u`` is tied to the function's result rather than to ``u``, which spares a select over the (batch, K) scores
+    that XLA would materialise; eagerly, :func:`_scores` has already checked ``u``."""
+
+    @functools.wraps(fn)
+    def wrapper(u: Any, *args: Any, **kwargs: Any) -> Any:
+        return tie_finite_checks(fn(u, *args, **kwargs), u=u)
+
+    return wrapper
 
 
 def _labels(y: Any, K: int | None, name: str = "y") -> jax.Array:

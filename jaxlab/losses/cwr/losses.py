@@ -61,7 +61,17 @@ from jaxtyping import Array, Float, Int
 
 from jaxlab.core.citations import cites
 from jaxlab.core.validation import as_array, check_in_range, is_concrete, value_check
-from jaxlab.losses.cwr._checks import _CWR2D_WHY, _broadcast, _check_cost, _check_K, _check_tau, _labels, _pick, _scores
+from jaxlab.losses.cwr._checks import (
+    _CWR2D_WHY,
+    _broadcast,
+    _check_cost,
+    _check_K,
+    _check_tau,
+    _finite_scores,
+    _labels,
+    _pick,
+    _scores,
+)
 from jaxlab.losses.cwr.papers import BARTLETT, CHOW, CWR2026, FINOCCHIARO, RAMASWAMY
 from jaxlab.losses.cwr.target import REJECT
 
@@ -91,6 +101,7 @@ __all__ = [
 
 
 @cites(CHOW)
+@_finite_scores
 def ce_chow_loss(u: Float[Array, "... K"], y: Int[Array, "..."]) -> Float[Array, "..."]:
     """Cross-entropy L(u, y) = logsumexp(u) - u_y (d = K, any c in (0, 1) with :func:`ce_chow_link`).
 
@@ -114,6 +125,7 @@ def ce_chow_loss(u: Float[Array, "... K"], y: Int[Array, "..."]) -> Float[Array,
 
 
 @cites(CHOW)
+@_finite_scores
 def ce_chow_link(u: Float[Array, "... K"], c: float) -> Int[Array, "..."]:
     """Chow's rule on q = softmax(u): argmax q if max q >= 1 - c, else REJECT (compared in log space).
 
@@ -136,6 +148,7 @@ def ce_chow_link(u: Float[Array, "... K"], c: float) -> Int[Array, "..."]:
 
 
 @cites(RAMASWAMY)
+@_finite_scores
 def ova_hinge_loss(u: Float[Array, "... K"], y: Int[Array, "..."]) -> Float[Array, "..."]:
     """One-vs-all hinge L(u, y) = sum_i [1(y = i)(1 - u_i)_+ + 1(y != i)(1 + u_i)_+] (d = K).
 
@@ -160,6 +173,7 @@ def ova_hinge_loss(u: Float[Array, "... K"], y: Int[Array, "..."]) -> Float[Arra
 
 
 @cites(RAMASWAMY)
+@_finite_scores
 def ova_link(u: Float[Array, "... K"], tau: float = 0.0) -> Int[Array, "..."]:
     """Link of the one-vs-all hinge: argmax_i u_i if max_i u_i > tau, else REJECT (Ramaswamy et al., 2018).
 
@@ -180,6 +194,7 @@ def ova_link(u: Float[Array, "... K"], tau: float = 0.0) -> Int[Array, "..."]:
 
 
 @cites(RAMASWAMY)
+@_finite_scores
 def cs_loss(u: Float[Array, "... K"], y: Int[Array, "..."]) -> Float[Array, "..."]:
     """Crammer-Singer hinge L(u, y) = (1 + max_{j != y} u_j - u_y)_+ (d = K; embeds 2 l_{1/2}).
 
@@ -203,6 +218,7 @@ def cs_loss(u: Float[Array, "... K"], y: Int[Array, "..."]) -> Float[Array, "...
 
 
 @cites(RAMASWAMY)
+@_finite_scores
 def cs_link(u: Float[Array, "... K"], tau: float = 0.5) -> Int[Array, "..."]:
     """Link of the Crammer-Singer hinge: argmax u if u_(1) - u_(2) > tau, else REJECT (Ramaswamy et al., 2018).
 
@@ -267,6 +283,7 @@ def _check_code(code: Any) -> jax.Array:
 
 
 @cites(RAMASWAMY)
+@_finite_scores
 def bep_loss(u: Float[Array, "... d"], y: Int[Array, "..."],
              code: Float[Array, "K d"]) -> Float[Array, "..."]:
     """BEP surrogate L(u, y) = (1 + max_j B_j(y) u_j)_+ with an injective code B in {-1, +1}^{K x d}.
@@ -294,6 +311,7 @@ def bep_loss(u: Float[Array, "... d"], y: Int[Array, "..."],
 
 
 @cites(RAMASWAMY)
+@_finite_scores
 def bep_link(u: Float[Array, "... d"], code: Float[Array, "K d"], tau: float = 0.5) -> Int[Array, "..."]:
     """Link of the BEP surrogate: REJECT if min_j |u_j| <= tau; else the y with B(y) = -sign(u) (REJECT if none).
 
@@ -327,6 +345,7 @@ def _bw_slope(c: Any) -> Any:
 
 
 @cites(BARTLETT)
+@_finite_scores
 def generalized_hinge_loss(u: Float[Array, "... 1"], y: Int[Array, "..."], c: float) -> Float[Array, "..."]:
     """Binary (K = 2) generalized hinge phi_c(s u), s = +1 for label 1 and -1 for label 0.
 
@@ -354,6 +373,7 @@ def generalized_hinge_loss(u: Float[Array, "... 1"], y: Int[Array, "..."], c: fl
 
 
 @cites(BARTLETT)
+@_finite_scores
 def generalized_hinge_link(u: Float[Array, "... 1"], tau: float = 0.5) -> Int[Array, "..."]:
     """Link of the generalized hinge: class 1 if u > tau, class 0 if u < -tau, else REJECT (Bartlett and Wegkamp).
 
@@ -431,6 +451,7 @@ def _ref2d_geometry(K: int, c: float) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 
 @cites(FINOCCHIARO)
+@_finite_scores
 def ref2d_loss(u: Float[Array, "... 2"], y: Int[Array, "..."], K: int, c: float, mu: float = 10.0, *,
                allow_invalid: bool = False) -> Float[Array, "..."]:
     """2-d fan embedding L(u, y) = max_j <s_{y,j}, u> + mu (g_Q(u) - 1)_+ (derived for jaxlab).
@@ -466,6 +487,7 @@ def ref2d_loss(u: Float[Array, "... 2"], y: Int[Array, "..."], K: int, c: float,
 
 
 @cites(FINOCCHIARO)
+@_finite_scores
 def ref2d_link(u: Float[Array, "... 2"], K: int, tau: float = 0.5) -> Int[Array, "..."]:
     """Link of ``ref2d``: argmax_k <u, n_k> if that maximum exceeds tau, else REJECT.
 
@@ -514,6 +536,7 @@ def cwr2d_default_a(c: float) -> float:
 
 
 @cites(CWR2026)
+@_finite_scores
 def cwr2d_loss(u: Float[Array, "... 2"], y: Int[Array, "..."], c: float,
                a: float | None = None) -> Float[Array, "..."]:
     """jaxlab's 2-d interval-coverage loss a |m - (y+1)| + (|m - (y+1)| - r)_+ + c r, u = (m, r).
@@ -563,6 +586,7 @@ def cwr2d_loss(u: Float[Array, "... 2"], y: Int[Array, "..."], c: float,
 
 
 @cites(CWR2026)
+@_finite_scores
 def cwr2d_link(u: Float[Array, "... 2"], K: int, theta: float = 0.25) -> Int[Array, "..."]:
     """Link of ``cwr2d``: class j - 1 if r <= theta and |m - j| < 1/2 for an integer j in 1..K, else REJECT.
 
