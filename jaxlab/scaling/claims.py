@@ -152,18 +152,27 @@ def chinchilla_refit_reproduces_replication_full_grid() -> ClaimResult:
     return ClaimResult.close(float(best.value), 1.01827e-3, rtol=1e-5)
 
 
-@claim(area="scaling", paper=KRICHELI, quick=False)
+@claim(area="scaling", paper=KRICHELI, quick=False,
+       needs_float64="the collinear fit's optimum is a valley flat to float32's resolution: on the same data, "
+                     "float32 and float64 fits of the collinear design reach the same objective (median ratio "
+                     "1.000000) at points whose extrapolation RMSE differs by a factor 0.23-1.42 (5th-95th "
+                     "percentile over 300 seeds), so the win rate measures where float32 rounding stops the "
+                     "optimiser along the valley (0.82 against 0.94); the diverse design's fits agree to 1e-6")
 def diverse_designs_extrapolate_better() -> ClaimResult:
-    """The extrapolation experiment of :mod:`jaxlab.scaling.designs` at full size: 30 seeds, 12 runs,
-    collinear (k = 20) vs k cycling over {5, 20, 80};
-    off-ray test RMSE of ln L. Measured = win rate of the diverse design (>= 0.9; median ratio in details)."""
+    """The extrapolation experiment of :mod:`jaxlab.scaling.designs` at full size: 300 seeds, 12 runs,
+    collinear (k = 20) vs k cycling over {5, 20, 80}; off-ray test RMSE of ln L. Measured = win rate of the
+    diverse design, tested against Kricheli et al.'s 97.3 % (held-out splits of real corpora) with the binomial
+    standard error sqrt(p0 (1 - p0) / n) of that rate over the 300 seeds (k = 4: 0.936 at the lowest)."""
     N = np.logspace(8, np.log10(3e9), 12)
     ab = [(5.0, 5.0), (5.0, 8.0), (7.0, 5.0), (7.0, 8.0)]
     starts = ChinchillaParams(jnp.array([a for a, _ in ab]), jnp.array([b for _, b in ab]), jnp.full(4, 0.5),
                               jnp.full(4, 0.3), jnp.full(4, 0.3))
     test = factorial_design(jnp.array([1e10, 3e10]), jnp.array([5.0, 20.0, 80.0, 200.0]))
+    n, p0 = 300, 0.973
     res = extrapolation_experiment(jax.random.key(0), BESIROGLU_2024, collinear_design(N, 20.0),
-                                   cycled_design(N, jnp.array([5.0, 20.0, 80.0])), test, starts, num_seeds=30)
-    wins = float(jnp.mean(res.rmse_diverse < res.rmse_collinear))
-    ratio = float(jnp.median(res.rmse_collinear) / jnp.median(res.rmse_diverse))
-    return ClaimResult.at_least(wins, 0.9, details=f"median RMSE ratio collinear/diverse = {ratio:.2f}")
+                                   cycled_design(N, jnp.array([5.0, 20.0, 80.0])), test, starts, num_seeds=n)
+    wins = float(np.mean(np.asarray(res.rmse_diverse) < np.asarray(res.rmse_collinear)))
+    ratio = float(np.median(res.rmse_collinear) / np.median(res.rmse_diverse))
+    return ClaimResult.within_se(wins, p0, float(np.sqrt(p0 * (1 - p0) / n)),
+                                 details=f"win rate {wins:.3f} of {n} seeds (paper 0.973); median RMSE ratio "
+                                         f"collinear/diverse = {ratio:.2f}")
