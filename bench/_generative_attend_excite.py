@@ -79,7 +79,9 @@ def main() -> None:
          quality={"cosine_between_steps": cos,
                   "ours_energy_before_after_our_step": [e0, e_o], "ae_loss_before_after_our_step": [l0, l_o],
                   "ours_energy_before_after_ae_step": [e0, e_a], "ae_loss_before_after_ae_step": [l0, l_a],
-                  "step_norm_ours": float(np.linalg.norm(step_ours)), "step_norm_ae": float(np.linalg.norm(step_ae))})
+                  "step_norm_ours": float(np.linalg.norm(step_ours)), "step_norm_ae": float(np.linalg.norm(step_ae))},
+         goal=None, no_goal_reason="a side-by-side of two different energies' update steps (nothing is timed): the "
+         "cosine between the steps says how far they agree, with no target")
 
 
 if __name__ == "__main__":

@@ -66,7 +66,7 @@ def paths() -> None:
             torch.from_numpy(x0), torch.from_numpy(x1), t=torch.from_numpy(t))
         d = max(float(np.abs(xt - xt_p.numpy()).max()), float(np.abs(ut - ut_p.numpy()).max()))
         emit(AREA, "cfm_path_vs_torchcfm_sigma0", ours_s=0.0, peer="torchcfm", peer_s=0.0, compile_s=0.0,
-             quality={"max_abs_diff": d})
+             quality={"max_abs_diff": d}, goal_metric="max_abs_diff", goal_op="<", goal_value=1e-6)
         _, xt_p, ut_p, eps = ConditionalFlowMatcher(0.1).sample_location_and_conditional_flow(
             torch.from_numpy(x0), torch.from_numpy(x1), t=torch.from_numpy(t), return_noise=True)
         xt_s, ut_s = fm.cfm_path(jnp.asarray(x0), jnp.asarray(x1), jnp.asarray(t), sigma=0.1,
@@ -74,7 +74,7 @@ def paths() -> None:
         d = max(float(np.abs(np.asarray(xt_s) - xt_p.numpy()).max()),
                 float(np.abs(np.asarray(ut_s) - ut_p.numpy()).max()))
         emit(AREA, "cfm_path_vs_torchcfm_sigma0.1", ours_s=0.0, peer="torchcfm", peer_s=0.0, compile_s=0.0,
-             quality={"max_abs_diff": d})
+             quality={"max_abs_diff": d}, goal_metric="max_abs_diff", goal_op="<", goal_value=1e-6)
     if _have("flow_matching"):
         from flow_matching.path import AffineProbPath
         from flow_matching.path.scheduler import CondOTScheduler
@@ -83,7 +83,7 @@ def paths() -> None:
                                                               x_1=torch.from_numpy(x1))
         d = max(float(np.abs(xt - s.x_t.numpy()).max()), float(np.abs(ut - s.dx_t.numpy()).max()))
         emit(AREA, "cfm_path_vs_flow_matching_condot", ours_s=0.0, peer="flow_matching", peer_s=0.0, compile_s=0.0,
-             quality={"max_abs_diff": d})
+             quality={"max_abs_diff": d}, goal_metric="max_abs_diff", goal_op="<", goal_value=1e-6)
 
 
 def ot_cost() -> None:
@@ -101,7 +101,8 @@ def ot_cost() -> None:
     peer = float(128 * np.sum(plan * M))
     emit(AREA, "exact_ot_pairing_cost_B128", ours_s=0.0, peer="POT ot.emd (torchcfm's exact OT)", peer_s=0.0,
          compile_s=0.0, quality={"cost_ours": ours, "cost_pot": peer, "cost_ratio": ours / peer,
-                                 "is_permutation": bool(len(set(perm.tolist())) == 128)})
+                                 "is_permutation": bool(len(set(perm.tolist())) == 128)},
+         goal_metric="cost_ratio", goal_op="<=", goal_value=1.0 + 1e-9)  # the exact optimum: 1 up to ties
 
 
 def speed() -> None:
@@ -163,7 +164,7 @@ def speed() -> None:
          peer="torchcfm + PyTorch loop", peer_s=res["torch"]["median_s"],
          compile_s=res["ours"]["first_s"] - res["ours"]["median_s"], calibration=CAL,
          steps_per_s_ours=steps / res["ours"]["median_s"], steps_per_s_peer=steps / res["torch"]["median_s"],
-         torch_threads=torch.get_num_threads())
+         torch_threads=torch.get_num_threads(), goal_ratio=1.0)
 
     trained = train(jax.random.key(1))
     net = TorchMLP(trained)
@@ -188,7 +189,7 @@ def speed() -> None:
          peer_s=res["torch"]["median_s"], compile_s=res["ours"]["first_s"] - res["ours"]["median_s"],
          calibration=CAL, samples_per_s_ours=n_samp / res["ours"]["median_s"],
          samples_per_s_peer=n_samp / res["torch"]["median_s"], quality={"max_abs_diff": diff},
-         torch_threads=torch.get_num_threads())
+         torch_threads=torch.get_num_threads(), goal_ratio=1.0)
 
 
 if __name__ == "__main__":

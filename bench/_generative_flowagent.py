@@ -166,7 +166,7 @@ def bench_train_step() -> None:
          peer="torch", peer_s=res["torch"]["median_s"] / STEPS_PER_CALL, compile_s=compile_s,
          quality={"max_abs_diff": max(ldiff, gdiff), "loss_abs_diff": ldiff, "grad_max_abs_diff": gdiff},
          calibration=CAL, batch=B, width=1024, steps_per_call=STEPS_PER_CALL,
-         torch_threads=torch.get_num_threads())
+         torch_threads=torch.get_num_threads(), goal_ratio=1.0)
 
 
 def bench_episodes() -> None:
@@ -201,7 +201,7 @@ def bench_episodes() -> None:
          peer_s=res["python loop"]["median_s"], compile_s=compile_s,
          quality={"max_abs_diff": float(diff), "success_rate": float(jnp.mean(ref.success))},
          calibration=CAL, episodes=N_EP, episodes_per_s=N_EP / res["ours"]["median_s"],
-         peer_episodes_per_s=N_EP / res["python loop"]["median_s"])
+         peer_episodes_per_s=N_EP / res["python loop"]["median_s"], goal_ratio=1.0)
 
 
 def main() -> None:

@@ -151,7 +151,7 @@ def main() -> None:
             emit(AREA, f"ef_rollout_{name}_L{L}_B{B}", ours_s=res["ours"]["median_s"], peer=peer,
                  peer_s=res[peer]["median_s"], compile_s=compile_s, quality={"max_abs_diff": diffs[peer]},
                  calibration=CAL, time_ratio=res["ours"]["median_s"] / res[peer]["median_s"],
-                 histories=B, horizon=L, stride=H)
+                 histories=B, horizon=L, stride=H, goal_ratio=1.0)  # issue 27 (torch), and ahead of every peer
 
 
 if __name__ == "__main__":

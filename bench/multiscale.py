@@ -140,7 +140,8 @@ def spectral_on_given_data(calib) -> None:
             extra["tensorly_cp_on_first_chaos_s"] = tl_t["median_s"]
         emit(AREA, f"unfolding_given_data_K{K}_d{d}_n{n}_float32", ours_s=t["ours"]["median_s"],
              peer="numpy (same estimator)", peer_s=t["numpy"]["median_s"],
-             compile_s=t["ours"]["first_s"] - t["ours"]["median_s"], calibration=calib, quality=q, **extra)
+             compile_s=t["ours"]["first_s"] - t["ours"]["median_s"], calibration=calib, quality=q, **extra,
+             goal_ratio=1.0, lapack=True)  # issue 27: >= 1x on given data; the unfolding's SVD is LAPACK
 
 
 def main() -> None:
@@ -157,7 +158,7 @@ def main() -> None:
     q_peer = float(np.min(np.abs(np.sum(np_unfolding(rng, wsn, n, d, K, cfg.links, chunk=256) * wsn, 1))))
     emit(AREA, f"unfolding_K{K}_d{d}_n{n}_float32", ours_s=ours["median_s"], peer="numpy (same estimator)",
          peer_s=peer["median_s"], compile_s=ours["first_s"] - ours["median_s"], calibration=calib,
-         quality={"min_overlap_ours": q_ours, "min_overlap_numpy": q_peer})
+         quality={"min_overlap_ours": q_ours, "min_overlap_numpy": q_peer}, goal_ratio=5.0, lapack=True)
 
     d, seeds, steps = 64, 64, 4096
     cfg2 = MSIMConfig(d, 2, ("tanh", "tanh"))
@@ -172,7 +173,7 @@ def main() -> None:
     final = np.abs(np.asarray(many(keys))[:, -1]).min(1)
     emit(AREA, f"sgd_{seeds}seeds_d{d}_{steps}steps_float32", ours_s=ours["median_s"],
          peer="numpy loop (1 seed x 64)", peer_s=one["median_s"] * seeds, compile_s=ours["first_s"] - ours["median_s"],
-         calibration=calib, quality={"median_final_min_overlap": float(np.median(final))})
+         calibration=calib, quality={"median_final_min_overlap": float(np.median(final))}, goal_ratio=5.0)
 
     spectral_on_given_data(calib)
 

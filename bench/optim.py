@@ -98,10 +98,15 @@ def bench_overhead():
                   f"training step with all {den.num_queries} gradient queries")]
         for label, mode, ref, peer, note in cases:
             ours, base = t[f"{name}_{mode}"], t[ref]
+            # issue 27: the update's overhead <= 1.3x adam's bare update; the one-gradient step keeps the same
+            # bound (the earlier issue's goal); a full step pays every gradient query, so it has none
+            goal = ({"goal": None, "no_goal_reason": f"the cost of all {den.num_queries} gradient queries against "
+                     "one: reported for scale, with no target"} if mode == "full" else
+                    {"goal_metric": "overhead_x", "goal_op": "<=", "goal_value": 1.3})
             emit(AREA, f"{label}_{name}_1M_mlp", ours_s=ours["median_s"], peer=peer, peer_s=base["median_s"],
                  compile_s=ours["first_s"] - ours["median_s"], calibration=CAL,
                  quality={"overhead_x": ours["median_s"] / base["median_s"], "n_params": n_params,
-                          "queries": den.num_queries}, note=note)
+                          "queries": den.num_queries}, note=note, **goal)
 
 
 def bench_quadratic_mse():
@@ -136,7 +141,7 @@ def bench_quadratic_mse():
         emit(AREA, f"quadratic_mse_{name}_vs_optax_ema", ours_s=t["median_s"], peer=f"optax.ema(decay={best_decay})",
              peer_s=t_peer["median_s"], compile_s=t["first_s"], calibration=CAL,
              quality={"ours_mse": float(f(noise)), "peer_mse": peer_mse[best_decay], "theory_ours": theory[name],
-                      "reps": reps, "oracle_mode": 1})
+                      "reps": reps, "oracle_mode": 1}, goal_ratio=1.0)
 
     # NumPy loop reference, same noise, one repetition (float64 reference vs float32 jaxlab).
     w = np.asarray(noise[0], dtype=np.float64)
@@ -150,7 +155,8 @@ def bench_quadratic_mse():
         ref_err = np.sum((ref - (np.linspace(0.5, 3, D) * np.asarray(xs, np.float64) + 1.0)) ** 2, axis=1)
         emit(AREA, f"trajectory_{name}_vs_numpy_loop", ours_s=t["median_s"], peer="numpy loop reference",
              peer_s=t_ref, compile_s=t["first_s"], calibration=CAL,
-             quality={"max_rel_diff_error2": float(np.max(np.abs(np.asarray(f(noise[0])) - ref_err) / ref_err))})
+             quality={"max_rel_diff_error2": float(np.max(np.abs(np.asarray(f(noise[0])) - ref_err) / ref_err))},
+             goal_ratio=1.0)
 
 
 def bench_dp_digits():
@@ -210,7 +216,7 @@ def bench_dp_digits():
         emit(AREA, f"dp_digits_eps4_{name}", ours_s=t["median_s"], peer="optax DP-SGD loop (Opacus not installed)",
              peer_s=t_peer["median_s"], compile_s=t["first_s"], calibration=CAL,
              quality={"test_acc_ours": float(acc), "test_acc_peer": float(peer_acc), "noise_multiplier": sigma,
-                      "steps": steps, "seeds": len(keys)})
+                      "steps": steps, "seeds": len(keys)}, goal_ratio=1.0)  # issue 27: >= 1x the optax loop
 
 
 if __name__ == "__main__":

@@ -139,7 +139,9 @@ def bench_single(n: int, L: int = 6) -> None:
         compile_s=compile_s,
         calibration=CAL,
         quality=quality,
-        goal="ratio >= 20" + ("; compile_s < 10" if n == 10 else ""),
+        # the issue's >= 20x and compile < 10 s at n = 10; issue 27: >= 10x lightning at 16 qubits
+        goal_ratio=20.0 if n == 10 else 10.0,
+        **({"goal_metric": "compile_s", "goal_op": "<", "goal_value": 10.0} if n == 10 else {}),
     )
 
 
@@ -175,6 +177,7 @@ def bench_batch(n: int = 8, L: int = 2, B: int = 256) -> None:
             calibration=CAL,
             peer_compile_s=tp["first_s"],
             quality={"abs_loss": float(abs(v - pv)), "max_abs_grad": float(jnp.max(jnp.abs(g - pg)))},
+            goal_ratio=1.0,
         )
 
 
@@ -202,6 +205,7 @@ def bench_qntk(n: int = 8, L: int = 2, B: int = 64) -> None:
         compile_s=t["first_s"],
         calibration=CAL,
         quality={"max_abs_K": float(np.max(np.abs(K - lightning_gram())))},
+        goal_ratio=1.0,
     )
     if L <= 2:
         dq = qml.QNode(pl_circuit(n, L), qml.device("default.qubit", wires=n), interface="jax", diff_method="backprop")
@@ -222,6 +226,7 @@ def bench_qntk(n: int = 8, L: int = 2, B: int = 64) -> None:
             calibration=CAL,
             peer_compile_s=td["first_s"],
             quality={"max_abs_K": float(np.max(np.abs(K - np.asarray(dq_gram(params)))))},
+            goal_ratio=1.0,
         )
 
 
@@ -248,6 +253,8 @@ def bench_fourier() -> None:
         compile_s=t["first_s"],
         calibration=CAL,
         quality={"max_abs_c": float(np.max(np.abs(ours - c_pl)))},
+        goal=None,
+        no_goal_reason="a quality comparison (the coefficients against PennyLane's), timed for scale only",
     )
 
 

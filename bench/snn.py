@@ -188,7 +188,7 @@ def main():
     if sp is not None:
         fn_sp, params = sp
         jax_cases["spyx LIF network"] = (lambda: fn_sp(params, xj, yj), ())
-        goals["spyx LIF network"] = 1.0
+        goals["spyx LIF network"] = 0.9  # issue 27 (issue 16 asked for 1.0)
     torch_cases = {"jaxlab DSN": jax_cases["jaxlab DSN"]}
     for dormant, label, goal in ((True, "PyTorch DSN (authors' neuron)", 0.75), (False, "PyTorch LIF", None)):
         tc = torch_case(x, y, weights, dormant)
@@ -233,8 +233,8 @@ def main():
             quality={"loss": loss_dsn, "rate1": rate_dsn},
             calibration=CAL,
             time_ratio=r,
-            goal=(f"time_ratio <= {goal}" if goal else None),
-            meets_goal=(r <= goal if goal else None),
+            # a peer without a stated bound: jaxlab ahead of it (ratio >= 1)
+            **({"goal_metric": "time_ratio", "goal_op": "<=", "goal_value": goal} if goal else {"goal_ratio": 1.0}),
             peer_first_s=tp["first_s"],
             round_robin="jax cases, back to back" if peer in timed else "with PyTorch, 0.2 s idle before each call",
             **shape,
@@ -248,6 +248,7 @@ def main():
         compile_s=t_lif["first_s"],
         calibration=CAL,
         time_ratio=t_lif["median_s"] / t_dsn["median_s"],
+        goal_ratio=1.0,
         **shape,
     )
 

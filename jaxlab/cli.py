@@ -255,42 +255,211 @@ def _bench_scripts(root: Path) -> dict[str, Path]:
     return {p.stem: p for p in sorted((root / "bench").glob("*.py")) if not p.stem.startswith("_")}
 
 
+# run only when named: the accelerator script times every area's kernel on the default backend, with no peers
+_NOT_IN_ALL = ("accelerator",)
+
+
 def _bench_epilog() -> str:
     root = _source_root()
     if root is None:
         return "no benchmarks available: " + _WHEEL
-    names = list(_bench_scripts(root))
+    names = [n if n not in _NOT_IN_ALL else f"{n} (only by name)" for n in _bench_scripts(root)]
     return f"available benchmarks (bench/<name>.py in {root}):\n  " + "\n  ".join(names)
 
 
+def _run_bench_script(name: str, script: Path, root: Path) -> tuple[list[dict], int]:
+    """Run one bench script in a subprocess, echo its output, and return its JSON rows and exit status."""
+    print(f"== bench/{name}.py", file=sys.stderr, flush=True)
+    proc = subprocess.Popen([sys.executable, str(script)], cwd=root, stdout=subprocess.PIPE, text=True)
+    rows = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        print(line, end="", flush=True)
+        if line.lstrip().startswith("{"):
+            try:
+                row = json.loads(line)
+            except ValueError:
+                continue  # a line of a peer's own output that happens to start with a brace
+            if isinstance(row, dict) and "case" in row:
+                rows.append({"script": name, **row})
+    return rows, proc.wait()
+
+
+def _is_skip(row: dict) -> bool:
+    """A line a script prints instead of a case it cannot run (a peer not installed): ``{"skipped": reason}``."""
+    return "skipped" in row and "ours_s" not in row
+
+
+def _machine() -> dict:
+    import platform
+
+    import jax
+    import jaxlib
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
+            "cpu_count": os.cpu_count(), "cpus_usable": cores, "python": platform.python_version(),
+            "jax": jax.__version__, "jaxlib": jaxlib.__version__}
+
+
+_SUMMARY_FIELDS = ("script", "area", "case", "peer", "ours_s", "peer_s", "ratio", "compile_s", "goal",
+                   "goal_clauses", "met", "no_goal_reason", "lapack", "under_load")
+
+
+def _summary(rows: list[dict], failed: list[str], scripts: list[str], skipped: list[dict]) -> dict:
+    """The dashboard's summary: the machine, every row's goal fields and the counts of met / unmet / no goal."""
+    import datetime
+
+    kept = [{k: r.get(k) for k in _SUMMARY_FIELDS} for r in rows]
+    return {
+        "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "machine": _machine(),
+        "scripts": scripts,
+        "failed": failed,
+        "skipped": skipped,
+        "rows": kept,
+        "met": sum(r["met"] is True for r in kept),
+        "unmet": sum(r["met"] is False for r in kept),
+        "no_goal": sum(r["met"] is None for r in kept),
+    }
+
+
+def _ms(seconds) -> str:
+    return "-" if seconds is None else f"{1e3 * seconds:.4g}"
+
+
+def _ratio(r) -> str:
+    return "-" if r is None else ("inf" if r == float("inf") else f"{r:.3g}")
+
+
+def _print_table(rows: list[dict], failed: list[str]) -> None:
+    """The dashboard: one line per row (case, peer, ours, peer's time, ratio, goal, met), then the counts."""
+    met_word = {True: "yes", False: "no", None: "-"}
+    table = [(f"{r.get('area')}:{r.get('case')}", str(r.get("peer") or "-"), _ms(r.get("ours_s")),
+              _ms(r.get("peer_s")), _ratio(r.get("ratio")),
+              r.get("goal") or f"none ({r.get('no_goal_reason') or 'no goal stated'})", met_word[r.get("met")])
+             for r in rows]
+    head = ("case", "peer", "ours ms", "peer ms", "ratio", "goal", "met")
+    wc = min(60, max([4] + [len(t[0]) for t in table]))
+    wp = min(36, max([4] + [len(t[1]) for t in table]))
+    wn = [max([len(head[i])] + [len(t[i]) for t in table]) for i in (2, 3, 4)]
+    wg = min(56, max([4] + [len(t[5]) for t in table]))
+
+    def fmt(t) -> str:
+        return (f"{t[0][:wc]:<{wc}}  {t[1][:wp]:<{wp}}  {t[2]:>{wn[0]}}  {t[3]:>{wn[1]}}  {t[4]:>{wn[2]}}  "
+                f"{t[5]:<{wg}}  {t[6]}")
+
+    line = fmt(head)
+    print("\n" + line)
+    print("-" * len(line))
+    for t in table:
+        print(fmt(t))
+    n_met = sum(r.get("met") is True for r in rows)
+    n_unmet = sum(r.get("met") is False for r in rows)
+    n_none = sum(r.get("met") is None for r in rows)
+    print(f"\n{len(rows)} rows: {n_met} meet their goal, {n_unmet} do not, {n_none} without a goal")
+    unmeasured = [f"{r.get('area')}:{r.get('case')}" for r in rows if r.get("lapack") and r.get("under_load") is None]
+    if unmeasured:
+        print(f"calls LAPACK, not timed under load: {', '.join(unmeasured)}")
+    if failed:
+        print(f"failed (their rows are missing): {', '.join(f'bench/{f}.py' for f in failed)}")
+
+
+def _load_summary(path: str) -> dict:
+    """A summary.json written by ``jaxlab bench --all``; raises ``ValueError`` naming the file if it is not one."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"cannot read the summary {path}: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
+        raise ValueError(f"{path} is not a jaxlab bench summary (a JSON object with a 'rows' list)")
+    return data
+
+
+def _print_compare(old_rows: list[dict], new_rows: list[dict], old_name: str, new_name: str) -> None:
+    """Per row (matched on area and case): the old ratio, the new ratio and new / old, then rows on one side only."""
+    def key(r: dict) -> str:
+        return f"{r.get('area')}:{r.get('case')} vs {r.get('peer')}"  # a case can have several peers
+
+    old = {key(r): r for r in old_rows}
+    new = {key(r): r for r in new_rows}
+    both = [k for k in new if k in old]
+    print(f"\nratio change: old = {old_name}, new = {new_name} (ratio = peer time / our time; new/old < 1: jaxlab "
+          "lost ground)")
+    w = min(100, max([4] + [len(k) for k in both]))
+    print(f"{'case vs peer':<{w}}  {'old':>8}  {'new':>8}  {'new/old':>8}  met (old -> new)")
+    met_word = {True: "yes", False: "no", None: "-"}
+    for k in both:
+        ro, rn = old[k].get("ratio"), new[k].get("ratio")
+        change = rn / ro if ro not in (None, 0, float("inf")) and rn is not None else None
+        print(f"{k:<{w}}  {_ratio(ro):>8}  {_ratio(rn):>8}  {_ratio(change):>8}  "
+              f"{met_word[old[k].get('met')]} -> {met_word[new[k].get('met')]}")
+    only_old = [k for k in old if k not in new]
+    only_new = [k for k in new if k not in old]
+    if only_old:
+        print(f"only in {old_name}: {', '.join(only_old)}")
+    if only_new:
+        print(f"only in {new_name}: {', '.join(only_new)}")
+
+
 def cmd_bench(args) -> int:
+    if args.against is not None:
+        if args.compare is None or args.areas or args.all:
+            print("--against B.json compares two summaries without a run: give it with --compare A.json only",
+                  file=sys.stderr)
+            return 2
+        try:
+            a, b = _load_summary(args.compare), _load_summary(args.against)
+        except ValueError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        _print_compare(a["rows"], b["rows"], args.compare, args.against)
+        return 0
     root = _source_root()
     if root is None:
         print(_WHEEL, file=sys.stderr)
         return 2
+    if args.all and args.areas:
+        print("--all runs every benchmark: name no areas with it", file=sys.stderr)
+        return 2
+    baseline = None
+    if args.compare is not None:
+        try:
+            baseline = _load_summary(args.compare)
+        except ValueError as exc:
+            print(exc, file=sys.stderr)
+            return 2
     scripts = _bench_scripts(root)
-    areas = args.areas or list(scripts)
+    areas = args.areas or [n for n in scripts if n not in _NOT_IN_ALL]
     missing = [a for a in areas if a not in scripts]
     if missing:
         print(f"no benchmark for: {', '.join(missing)}; available: {', '.join(scripts)}", file=sys.stderr)
         return 2
-    status = 0
+    failed: list[str] = []
+    all_rows: list[dict] = []
+    skipped: list[dict] = []
     for a in areas:
-        print(f"== bench/{a}.py", file=sys.stderr, flush=True)
-        proc = subprocess.Popen([sys.executable, str(scripts[a])], cwd=root, stdout=subprocess.PIPE, text=True)
-        rows = []
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            print(line, end="", flush=True)
-            if line.lstrip().startswith("{"):
-                rows.append(json.loads(line))
-        if proc.wait() != 0:
-            print(f"bench/{a}.py exited with {proc.returncode}", file=sys.stderr)
-            status = 1
+        rows, code = _run_bench_script(a, scripts[a], root)
+        if code != 0:
+            print(f"bench/{a}.py exited with {code}", file=sys.stderr)
+            failed.append(a)
+        else:
+            all_rows += [r for r in rows if not _is_skip(r)]
+            skipped += [r for r in rows if _is_skip(r)]
         out = root / "bench" / "results" / f"{a}.json"
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(rows, indent=2) + "\n")
-    return status
+        out.write_text(json.dumps([{k: v for k, v in r.items() if k != "script"} for r in rows], indent=2) + "\n")
+    _print_table(all_rows, failed)
+    for r in skipped:
+        print(f"skipped {r.get('area')}:{r.get('case')}: {r.get('skipped')}")
+    if args.all:
+        path = root / "bench" / "results" / "summary.json"
+        path.write_text(json.dumps(_summary(all_rows, failed, areas, skipped), indent=2) + "\n")
+        print(f"summary: {path}")
+    if baseline is not None:  # the baseline's rows of the scripts that ran (all of them after --all)
+        old_rows = [r for r in baseline["rows"] if r.get("script") in (None, *areas)]
+        _print_compare(old_rows, all_rows, args.compare, "this run")
+    return 1 if failed else 0
 
 
 def cmd_cite(args) -> int:
@@ -327,7 +496,13 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(fn=cmd_verify)
     b = sub.add_parser("bench", help="run bench/<area>.py from a source checkout", epilog=_bench_epilog(),
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    b.add_argument("areas", nargs="*", help="benchmarks to run (default: all; listed below)")
+    b.add_argument("areas", nargs="*", help="benchmarks to run (default: all but accelerator; listed below)")
+    b.add_argument("--all", action="store_true",
+                   help="run every benchmark but accelerator and write bench/results/summary.json (the baseline)")
+    b.add_argument("--compare", metavar="BASELINE.json",
+                   help="after the run, print each row's ratio against this summary (old, new, new/old)")
+    b.add_argument("--against", metavar="NEW.json",
+                   help="with --compare A.json: compare the summary NEW.json with A.json, without running anything")
     b.set_defaults(fn=cmd_bench)
     c = sub.add_parser("cite", help="BibTeX of the papers behind a paper key, area, function or module")
     c.add_argument("name", nargs="?", default=None,

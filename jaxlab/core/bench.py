@@ -2,14 +2,19 @@
 JSON line per case.
 
 Timings are medians of repeats after a warm-up call (which is timed separately as the compile time), with
-``block_until_ready`` on every output. Benchmarks compare jaxlab and a peer side by side in one process.
+``block_until_ready`` on every output. Benchmarks compare jaxlab and a peer side by side in one process. Every
+row states its goal (a minimum speed-up, or a bound on another figure of the row) and :func:`emit` records
+whether the measurement meets it; ``jaxlab bench --all`` gathers the rows into one table and
+``bench/results/summary.json``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import operator
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -20,7 +25,8 @@ from typing import Any
 import jax
 import numpy as np
 
-__all__ = ["busy_cores", "calibration_gflops", "emit", "time_fn", "time_interleaved"]
+__all__ = ["GOAL_OPS", "MAX_SLOWDOWN_UNDER_LOAD", "busy_cores", "calibration_gflops", "emit", "load_figures",
+           "parse_goal", "time_fn", "time_interleaved"]
 
 
 def _block(x: Any) -> Any:
@@ -102,21 +108,217 @@ def calibration_gflops(n: int = 1024, repeats: int = 5) -> float:
     return 2 * n**3 / statistics.median(times) / 1e9
 
 
-def emit(area: str, case: str, *, ours_s: float, peer: str, peer_s: float, compile_s: float,
-         quality: dict[str, float] | None = None, calibration: float | None = None, **extra: Any) -> dict:
-    """Print one JSON line for a case (``ratio`` = peer time / our time: > 1 means jaxlab is faster)."""
+GOAL_OPS: dict[str, Callable[[float, float], bool]] = {
+    ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt,
+}
+MAX_SLOWDOWN_UNDER_LOAD = 1.5
+"""The load goal of a row that calls LAPACK: every core busy with another process slows jaxlab by at most 1.5x."""
+
+_CLAUSE = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*(<=|>=|<|>)\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(x?)"
+                     r"\s*(peer)?\s*$")
+
+
+def parse_goal(text: str) -> list[tuple[str, str, float]]:
+    """Read a free-text goal, as the bench scripts wrote them before structured goals, into clauses.
+
+    Clauses are separated by ``;`` or ``,``. Each is ``METRIC OP NUMBER`` (``ratio >= 20``, ``time_ratio <=
+    0.75``, ``compile_s < 10``, ``slowdown <= 1.5x``), or ``ours <= Kx peer``, which is the speed-up ``ratio >=
+    1/K`` (``ratio`` = peer time / our time).
+
+    Args:
+      text: str, the goal, e.g. ``"ratio >= 10, rel_cumloss_diff <= 1e-12"`` or ``"ours <= 0.5x peer"``.
+
+    Returns:
+      A list of ``(metric, op, value)`` clauses: ``metric`` a key of the row (or of its ``quality`` dict),
+      ``op`` one of ``>=``, ``<=``, ``>``, ``<``, ``value`` a float.
+
+    Raises:
+      ValueError: if a clause is not of one of those forms.
+    """
+    clauses = []
+    for part in re.split(r"[;,]", text):
+        if not part.strip():
+            continue
+        m = _CLAUSE.match(part)
+        if m is None:
+            raise ValueError(f"goal: cannot read {part.strip()!r} of {text!r}; expected 'METRIC OP NUMBER' "
+                             "(e.g. 'ratio >= 20') or 'ours <= Kx peer'")
+        metric, op, value, _, peer = m.groups()
+        if metric == "ours" and peer:
+            if op not in ("<=", "<"):
+                raise ValueError(f"goal: {part.strip()!r} of {text!r} must bound our time from above")
+            clauses.append(("ratio", ">=" if op == "<=" else ">", 1.0 / float(value)))
+        elif peer:
+            raise ValueError(f"goal: {part.strip()!r} of {text!r}: only 'ours' compares with 'peer'")
+        else:
+            clauses.append((metric, op, float(value)))
+    if not clauses:
+        raise ValueError(f"goal: {text!r} holds no clause")
+    return clauses
+
+
+def _metric(row: dict, name: str) -> Any:
+    if name in row:
+        return row[name]
+    quality = row.get("quality") or {}
+    if name in quality:
+        return quality[name]
+    raise ValueError(f"goal: the row {row['area']}:{row['case']} has no metric {name!r} (neither a field nor a "
+                     f"quality entry); its fields: {sorted(row)}")
+
+
+def _clause_text(metric: str, op: str, value: float) -> str:
+    return f"{metric} {op} {value:g}"
+
+
+def load_figures(quiet_s: float, busy_s: float, peer_busy_s: float | None = None,
+                 max_slowdown: float = MAX_SLOWDOWN_UNDER_LOAD) -> dict:
+    """The ``under_load`` entry of a row that calls LAPACK: its time with every core busy (:func:`busy_cores`).
+
+    ``slowdown`` = busy time / quiet time of jaxlab's side; the load goal is ``slowdown <= max_slowdown``.
+
+    Args:
+      quiet_s: float > 0, jaxlab's median seconds on a quiet machine (the row's ``ours_s``).
+      busy_s: float > 0, jaxlab's median seconds of the same call with every core busy.
+      peer_busy_s: float or None, the peer's median seconds with every core busy, if it was timed so.
+      max_slowdown: float, the largest slowdown that meets the load goal (1.5: issue 27).
+
+    Returns:
+      ``{"ours_s", "peer_s", "ratio", "slowdown", "max_slowdown", "met"}``: ``ratio`` = peer_busy_s / busy_s
+      (``None`` with the peer's time), ``met`` whether ``slowdown <= max_slowdown``.
+
+    Raises:
+      ValueError: if ``quiet_s`` or ``busy_s`` is not positive.
+    """
+    if not (quiet_s > 0 and busy_s > 0):
+        raise ValueError(f"load_figures: quiet_s and busy_s must be positive seconds, got {quiet_s}, {busy_s}")
+    slowdown = busy_s / quiet_s
+    return {
+        "ours_s": busy_s,
+        "peer_s": peer_busy_s,
+        "ratio": None if peer_busy_s is None else peer_busy_s / busy_s,
+        "slowdown": slowdown,
+        "max_slowdown": max_slowdown,
+        "met": bool(slowdown <= max_slowdown),
+    }
+
+
+_NO_GOAL = object()
+
+
+def emit(area: str, case: str, *, ours_s: float, peer: str | None, peer_s: float | None, compile_s: float,
+         quality: dict[str, Any] | None = None, calibration: float | None = None,
+         goal_ratio: float | None = None, goal_metric: str | None = None, goal_op: str | None = None,
+         goal_value: float | None = None, goal: Any = _NO_GOAL, no_goal_reason: str | None = None,
+         lapack: bool = False, under_load: dict | None = None, **extra: Any) -> dict:
+    """Print one JSON line for a case, with its goal and whether the measurement meets it.
+
+    ``ratio`` = peer time / our time: above 1 means jaxlab is faster. Every row states a goal, in one of three
+    ways:
+
+    - ``goal_ratio=g``: a minimum speed-up, met when ``ratio >= g`` (``1.0``: ahead of the peer; ``2.0``: our
+      time at most half the peer's);
+    - ``goal_metric``, ``goal_op``, ``goal_value``: a bound on another number of the row (a field such as
+      ``ours_s``, ``time_ratio`` or ``overhead_x``, or an entry of ``quality``), met when ``row[goal_metric]
+      goal_op goal_value``. It may come with ``goal_ratio``; then both must hold;
+    - ``goal="ratio >= 10, rel_cumloss_diff <= 1e-12"``: free text, as older scripts wrote it, read by
+      :func:`parse_goal` into the same clauses; or ``goal=None`` with ``no_goal_reason`` for a row that is not
+      a comparison with a target (kept rare).
+
+    A row that calls LAPACK (Cholesky, solves, eigendecompositions: their threads contend with other processes)
+    says so with ``lapack=True`` and reports ``under_load`` (:func:`load_figures`) where the script times it
+    with every core busy, else ``None``; a measured load slowdown above its bound makes the row unmet.
+
+    Args:
+      area: str, the area the case belongs to (``msip``, ``cwr``, ...).
+      case: str, the case's name, unique within the area.
+      ours_s: float, jaxlab's median seconds after compilation (0.0 for a row that times nothing).
+      peer: str or None, the peer's name (``None``: no peer).
+      peer_s: float or None, the peer's median seconds on the same work.
+      compile_s: float, jaxlab's compile seconds (the first call minus a later one).
+      quality: dict or None, quality figures (how far jaxlab's answer is from the peer's, ...).
+      calibration: float or None, :func:`calibration_gflops` of the machine.
+      goal_ratio: float or None, the minimum speed-up ``peer_s / ours_s``.
+      goal_metric: str or None, the row's field (or ``quality`` entry) the goal bounds.
+      goal_op: str or None, ``">="``, ``"<="``, ``">"`` or ``"<"``, with ``goal_metric``.
+      goal_value: float or None, the bound, with ``goal_metric``.
+      goal: str or None, a free-text goal (see above), or ``None`` for a row without a goal.
+      no_goal_reason: str or None, why a row has no goal; required with ``goal=None``.
+      lapack: bool, whether jaxlab's side calls LAPACK (implied by ``under_load``).
+      under_load: dict or None, :func:`load_figures` of the case.
+      **extra: further fields of the row (sizes, throughput, flush-to-zero state, ...).
+
+    Returns:
+      The row as a dict (also printed as one JSON line): ``area``, ``case``, ``ours_s``, ``peer``, ``peer_s``,
+      ``ratio`` (``None`` without a peer time, or when neither side was timed), ``compile_s``,
+      ``calibration_gflops``, ``quality``, ``backend``, the extra fields, ``goal`` (the
+      readable goal, ``None`` without one), ``goal_clauses`` (``[metric, op, value]`` lists), ``met`` (bool, or
+      ``None`` without a goal), ``no_goal_reason``, ``lapack`` and ``under_load``.
+
+    Raises:
+      ValueError: if the goal is missing, given twice, malformed, or names a metric the row does not have.
+    """
+    if peer_s is None or (ours_s == 0 and peer_s == 0):
+        ratio = None  # no peer, or nothing timed (an agreement row)
+    else:
+        ratio = peer_s / ours_s if ours_s > 0 else float("inf")
     row = {
         "area": area,
         "case": case,
         "ours_s": ours_s,
         "peer": peer,
         "peer_s": peer_s,
-        "ratio": peer_s / ours_s if ours_s > 0 else float("inf"),
+        "ratio": ratio,
         "compile_s": compile_s,
         "calibration_gflops": calibration,
         "quality": quality or {},
         "backend": jax.default_backend(),
         **extra,
     }
+    structured = goal_ratio is not None or goal_metric is not None
+    if goal_metric is not None and (goal_op is None or goal_value is None):
+        raise ValueError(f"emit({area}:{case}): goal_metric={goal_metric!r} needs goal_op and goal_value")
+    if goal_metric is None and (goal_op is not None or goal_value is not None):
+        raise ValueError(f"emit({area}:{case}): goal_op and goal_value need goal_metric")
+    if goal_op is not None and goal_op not in GOAL_OPS:
+        raise ValueError(f"emit({area}:{case}): goal_op must be one of {sorted(GOAL_OPS)}, got {goal_op!r}")
+    if structured and goal is not _NO_GOAL:
+        raise ValueError(f"emit({area}:{case}): give goal_ratio / goal_metric or a goal text, not both")
+    clauses: list[tuple[str, str, float]] = []
+    if goal_ratio is not None:
+        clauses.append(("ratio", ">=", float(goal_ratio)))
+    if goal_metric is not None:
+        clauses.append((goal_metric, goal_op, float(goal_value)))  # type: ignore[arg-type]
+    if goal is _NO_GOAL and not structured:
+        raise ValueError(f"emit({area}:{case}): every row states a goal: goal_ratio=..., goal_metric= with goal_op= "
+                         "and goal_value=, or goal=None with no_goal_reason=")
+    if goal is None:
+        if not no_goal_reason:
+            raise ValueError(f"emit({area}:{case}): goal=None needs no_goal_reason, a sentence saying why")
+    elif goal is not _NO_GOAL:
+        if not isinstance(goal, str):
+            raise ValueError(f"emit({area}:{case}): goal must be a str or None, got {type(goal).__name__}")
+        clauses = parse_goal(goal)
+    elif no_goal_reason is not None:
+        raise ValueError(f"emit({area}:{case}): no_goal_reason goes with goal=None only")
+    met: bool | None = None
+    if clauses:
+        met = True
+        for metric, op, value in clauses:
+            measured = _metric(row, metric)
+            met = met and measured is not None and bool(GOAL_OPS[op](float(measured), value))
+    texts = [_clause_text(*c) for c in clauses]
+    if under_load is not None:
+        texts.append(f"under load: slowdown <= {under_load['max_slowdown']:g}")
+        if met is not None:
+            met = met and bool(under_load["met"])
+    row.update(
+        goal="; ".join(texts) if texts else None,
+        goal_clauses=[list(c) for c in clauses],
+        met=met,
+        no_goal_reason=no_goal_reason if not clauses else None,
+        lapack=bool(lapack or under_load is not None),
+        under_load=under_load,
+    )
     print(json.dumps(row), flush=True)
     return row
