@@ -7,7 +7,7 @@ Scaling Law Extrapolation" (arXiv:2605.08541); Hoffmann et al., "Training Comput
 
 Submodules: :mod:`~jaxlab.scaling.laws` (L1 Chinchilla, L2 Kaplan, L3 Muennighoff, L4 Farseer),
 :mod:`~jaxlab.scaling.fit` (Huber objective, L-BFGS and Levenberg-Marquardt as :class:`jaxlab.core.Algorithm`
-factories, multistart, covariance, bootstrap), :mod:`~jaxlab.scaling.conditioning` (equilibrated condition
+factories, BFGS, multistart, covariance, bootstrap), :mod:`~jaxlab.scaling.conditioning` (equilibrated condition
 numbers, TPP-diversity threshold), :mod:`~jaxlab.scaling.designs` (designs and the extrapolation experiment),
 :mod:`~jaxlab.scaling.datasets` (the Chinchilla Figure 4 runs, from :mod:`jaxlab.data.chinchilla`).
 """
@@ -44,6 +44,7 @@ from jaxlab.scaling.fit import (
     LMState,
     asymptotic_covariance,
     bootstrap,
+    fit_bfgs,
     fit_lbfgs,
     fit_multistart,
     hoffmann_init_grid,
@@ -120,6 +121,7 @@ __all__ = [
     "factorial_design",
     "farseer_log_loss",
     "fit",
+    "fit_bfgs",
     "fit_lbfgs",
     "fit_multistart",
     "hoffmann_init_grid",

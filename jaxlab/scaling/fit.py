@@ -1,6 +1,7 @@
 """Fitting scaling laws: Huber loss on log-loss residuals, L-BFGS and Levenberg-Marquardt as
 :class:`jaxlab.core.Algorithm` factories (:func:`lbfgs_algorithm`, :func:`lm_algorithm`) over init/step pairs,
-multistart over the Hoffmann grid (vmapped, sharded over devices), asymptotic covariance and bootstrap.
+BFGS from optimistix (:func:`fit_bfgs`), multistart over the Hoffmann grid (vmapped, sharded over devices),
+asymptotic covariance and bootstrap.
 
 Papers: Hoffmann et al., "Training Compute-Optimal Large Language Models" (arXiv:2203.15556), Approach 3;
 Besiroglu, Erdil, Barnett, You, "Chinchilla Scaling: A replication attempt" (arXiv:2404.10102).
@@ -13,6 +14,9 @@ Objective on residuals r_i(theta) = ln L_hat(theta; N_i, D_i) - ln L_i, with opt
 
 Optimizers. L-BFGS: ``optax.lbfgs`` with its zoom line search; stop when
 (F_k - F_{k+1}) / |F_k| <= tol or ||grad F|| <= tol.
+BFGS: ``optimistix.BFGS`` (dense inverse-Hessian estimate H, direction d = -H grad F, backtracking Armijo line
+search F(theta + t d) <= F(theta) + 0.1 t grad F^T d, t = 1, 1/2, ...), with the same stopping tests and
+optimistix's own (see :func:`fit_bfgs`).
 Levenberg-Marquardt with J = dr/dtheta::
 
     (J^T W J + lam diag(J^T W J)) Delta = -J^T W r,
@@ -38,10 +42,12 @@ import itertools
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
+import optimistix as optx
 from jax.flatten_util import ravel_pytree
 
 from jaxlab.core.algorithm import Algorithm, register_algorithm
@@ -71,6 +77,7 @@ __all__ = [
     "LMState",
     "asymptotic_covariance",
     "bootstrap",
+    "fit_bfgs",
     "fit_lbfgs",
     "fit_multistart",
     "hoffmann_init_grid",
@@ -498,6 +505,173 @@ def lbfgs_run(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, num_s
     return _lbfgs_result(final), trace
 
 
+# ------------------------------------------------------------------------------------------------ BFGS
+
+
+class _BFGSState(NamedTuple):
+    """State of one BFGS fit: ``theta`` the accepted iterate, ``solver`` the state of ``optimistix.BFGS`` on
+    theta flattened by ``ravel_pytree`` (the trial point, its line-search step size, F, grad F and the
+    inverse-Hessian estimate at ``theta``), ``step`` the trial points evaluated after the start, ``converged``
+    the stopping test."""
+
+    theta: Any
+    solver: Any
+    step: Array
+    converged: Array
+
+
+class _BFGS(optx.BFGS):
+    """``optimistix.BFGS`` with a scale-free curvature test: the inverse-Hessian update is skipped when
+    u^T s <= eps ||u|| ||s|| (eps of the dtype) instead of u^T s <= eps. optimistix's absolute test stops all
+    updates once u^T s falls below 1.2e-7 in float32, which on a small objective (F ~ 1e-5) freezes the estimate
+    long before convergence. The update formula is optimistix's own, applied to s and u scaled by
+    k = (||u|| ||s||)^(-1/2): the BFGS update is unchanged by s, u -> k s, k u, and u^T s becomes the cosine."""
+
+    def update_hessian(self, y, y_eval, f_info, f_eval_info, hessian_update_state):
+        s, u = y_eval - y, f_eval_info.grad - f_info.grad
+        k = jax.lax.rsqrt(jnp.maximum(jnp.linalg.norm(s) * jnp.linalg.norm(u), jnp.finfo(s.dtype).tiny))
+        info, update_state = super().update_hessian(
+            k * y, k * y_eval, eqx.tree_at(lambda i: i.grad, f_info, k * f_info.grad),
+            optx.FunctionInfo.EvalGrad(f_eval_info.f, k * f_eval_info.grad), hessian_update_state)
+        return eqx.tree_at(lambda i: i.grad, info, f_eval_info.grad), update_state
+
+
+def _bfgs_problem(fn: Callable, theta0: Any, delta: Any, tol: float):
+    """The flat objective ``f(y, (X, log_L, weights)) -> (F, None)`` of ``optimistix.BFGS``, its solver, the flat
+    start and the map back to ``theta``."""
+    flat, unravel = ravel_pytree(theta0)
+
+    def f(y, args):
+        X, log_L, weights = args
+        return _loss_sum(_residuals(fn, unravel(y), X, log_L), delta, weights), None
+
+    return f, _BFGS(rtol=tol, atol=tol), flat, unravel
+
+
+def _bfgs_init(fn: Callable, theta0: Any, X: Covariates, log_L: Array, delta: Any, weights: Any,
+               tol: float) -> _BFGSState:
+    f, solver, flat, unravel = _bfgs_problem(fn, theta0, delta, tol)
+    args = (X, log_L, weights)
+    f_struct = jax.eval_shape(lambda y: f(y, args)[0], flat)
+    state = solver.init(f, flat, args, {}, f_struct, None, frozenset())
+    # optimistix's first step evaluates F and grad F at the start and always accepts it
+    y, state, _ = solver.step(f, flat, args, {}, state, frozenset())
+    # strong types throughout, so that the state has one type before and after a step (one compiled program)
+    state = jax.tree_util.tree_map(lambda a: jnp.asarray(a, dtype=a.dtype), _keep_dtype(state, flat.dtype))
+    return _BFGSState(unravel(y), state, jnp.asarray(0), ~jnp.isfinite(state.f_info.f))
+
+
+def _keep_dtype(state: Any, dtype: Any) -> Any:
+    """The trial point and step size in theta's dtype: with x64 on, optimistix's step size starts as a float64
+    scalar and would turn a float32 trial point into a float64 one."""
+    return eqx.tree_at(lambda st: (st.y_eval, st.search_state.step_size), state,
+                       (state.y_eval.astype(dtype), state.search_state.step_size.astype(dtype)))
+
+
+def _bfgs_step(fn: Callable, s: _BFGSState, X: Covariates, log_L: Array, delta: Any, weights: Any,
+               tol: float) -> _BFGSState:
+    """One ``optimistix.BFGS`` step (one trial point) and the stopping tests; a converged state is kept."""
+    f, solver, flat, unravel = _bfgs_problem(fn, s.theta, delta, tol)
+    args = (X, log_L, weights)
+    y, state, _ = solver.step(f, flat, args, {}, s.solver, frozenset())
+    state = _keep_dtype(state, flat.dtype)
+    stop, _ = solver.terminate(f, y, args, {}, state, frozenset())
+    accepted = state.num_accepted_steps > s.solver.num_accepted_steps
+    f_old, f_new = s.solver.f_info.f, state.f_info.f
+    decrease = (f_old - f_new) / jnp.maximum(jnp.abs(f_old), jnp.finfo(f_new.dtype).tiny)
+    # the line search has shrunk the step below the spacing of floats at y: no trial point differs from y
+    stalled = jnp.all(state.y_eval == y)
+    done = stop | (accepted & (decrease <= tol)) | (_tree_norm(state.f_info.grad) <= tol) | stalled
+    new = _BFGSState(unravel(y), state, s.step + 1, done)
+    return jax.tree_util.tree_map(lambda a, b: jnp.where(s.converged, a, b), s, new)
+
+
+def _bfgs_result(s: _BFGSState) -> FitResult:
+    return FitResult(s.theta, s.solver.f_info.f, _tree_norm(s.solver.f_info.grad), s.step, s.converged)
+
+
+@cites(HOFFMANN, BESIROGLU)
+def fit_bfgs(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, *, delta: Any = 1e-3,
+             weights: Any = None, max_steps: int = 1000, tol: float = 1e-10) -> FitResult:
+    """Minimize F(theta) = sum_i w_i H_delta(ln L_hat_i - ln L_i) from ``theta0`` with BFGS
+    (``optimistix.BFGS``: dense inverse-Hessian estimate, backtracking Armijo line search).
+
+    theta is flattened to a vector y of ``p`` entries. With g_k = grad F(y_k) and the inverse-Hessian estimate
+    H_k (H_0 = I), each iteration tries y_k + t d_k along d_k = -H_k g_k, with t = 1, 1/2, 1/4, ... until
+    the Armijo condition F(y_k + t d_k) <= F(y_k) + 0.1 t g_k^T d_k holds; that point is y_{k+1}. With
+    s = y_{k+1} - y_k, u = g_{k+1} - g_k and rho = 1 / (u^T s) the estimate is updated by::
+
+        H_{k+1} = (I - rho s u^T) H_k (I - rho u s^T) + rho s s^T
+
+    (skipped when u^T s <= eps ||u|| ||s||, eps of the dtype, which keeps H positive definite; optimistix's own
+    test, u^T s <= eps, is absolute and in float32 freezes H on small objectives). Each trial point costs one
+    evaluation of F and its linearization (grad F is formed from it where the point is accepted). The solver's own
+    ``init``/``step``/``terminate`` are run here in a ``lax.while_loop`` (and by :func:`fit_multistart` with
+    ``method="bfgs"``, chunk by chunk).
+
+    Stops (``converged``) at the first of:
+
+    - optimistix's test with rtol = atol = ``tol`` after an accepted step: |y_{k+1,j} - y_{k,j}| <
+      tol (1 + |y_{k+1,j}|) for every entry j, and |F_{k+1} - F_k| < tol (1 + |F_{k+1}|);
+    - an accepted step with (F_k - F_{k+1}) / |F_k| <= ``tol`` (the relative-decrease test of
+      :func:`fit_lbfgs`), or ||grad F|| <= ``tol``;
+    - a line search that has shrunk t until y_k + t d_k = y_k in floating point (no progress is possible),
+      or a non-finite F at the start.
+
+    Non-finite trial points fail the Armijo test, so the line search backs away from them. Fits the L1 law
+    of Hoffmann et al. (arXiv:2203.15556, Approach 3) as Besiroglu et al. (arXiv:2404.10102) do, with BFGS
+    in place of L-BFGS (for p = 5 parameters the dense 5 x 5 estimate costs nothing).
+
+    Args:
+      law: a key of :data:`~jaxlab.scaling.laws.LAWS` or a callable ``log_loss(theta, X)``.
+      theta0: the starting parameters, a pytree of float arrays (``p`` entries in all).
+      X: :class:`~jaxlab.scaling.Covariates` with ``(n,)`` fields.
+      log_L: ``(n,)`` float array of observed log-losses, finite.
+      delta: positive float scalar, the Huber threshold, or ``None`` for least squares.
+      weights: optional ``(n,)`` float array of per-point weights.
+      max_steps: int >= 1, the limit on trial points (function evaluations) after the start.
+      tol: positive float, the tolerance of the stopping tests.
+
+    Returns:
+      :class:`FitResult` ``(theta, value, grad_norm, steps, converged)``: ``theta`` the last accepted point (a
+      pytree like ``theta0``), ``value`` F there, ``grad_norm`` ||grad F|| there, ``steps`` the trial points
+      evaluated after the start (accepted or not).
+
+    Raises:
+      TypeError: ``max_steps`` not an int; ``X`` not a :class:`~jaxlab.scaling.Covariates`, or non-float arrays.
+      ValueError: ``max_steps < 1``; ``tol`` or ``delta`` not positive; an unknown law; ``X`` not 1-d;
+        ``log_L`` or ``weights`` of the wrong shape or non-finite (under ``jit``: at run time); an empty
+        ``theta0``; fewer data points than parameters.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from jaxlab.scaling import HOFFMANN_2022, ChinchillaParams, chinchilla_log_loss, covariates
+      >>> from jaxlab.scaling import factorial_design, fit_bfgs
+      >>> X = covariates(*factorial_design(jnp.array([1e8, 1e9, 1e10]), jnp.array([5.0, 20.0, 80.0])))
+      >>> log_L = chinchilla_log_loss(HOFFMANN_2022, X)  # noise-free losses of the Hoffmann law
+      >>> theta0 = ChinchillaParams(*jnp.array([5.0, 5.0, 0.3, 0.3, 0.3]))
+      >>> fit = fit_bfgs("chinchilla", theta0, X, log_L, delta=None)
+      >>> bool(fit.converged), round(float(fit.theta.alpha), 3)
+      (True, 0.34)
+    """
+    max_steps = check_int(max_steps, "max_steps", min_value=1)
+    tol = _check_tol(tol)
+    delta = _check_delta(delta)
+    fn, X, log_L, weights, _ = _check_data(law, theta0, X, log_L, weights)
+    final = jax.lax.while_loop(lambda s: ~s.converged & (s.step < max_steps),
+                               lambda s: _bfgs_step(fn, s, X, log_L, delta, weights, tol),
+                               _bfgs_init(fn, theta0, X, log_L, delta, weights, tol))
+    return _bfgs_result(final)
+
+
+def _check_tol(tol: Any) -> float:
+    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating, np.integer)):
+        raise TypeError(f"tol must be a Python float (it configures the solver), got {type(tol).__name__}")
+    if not (np.isfinite(tol) and tol > 0):
+        raise ValueError(f"tol must be a positive finite float, got {tol!r}")
+    return float(tol)
+
+
 # ---------------------------------------------------------------------------------- Levenberg-Marquardt
 
 
@@ -754,6 +928,8 @@ def _batched_fit(fn: Callable, method: str, options: tuple) -> Callable:
     kw = dict(options)
     if method == "lbfgs":
         one = lambda th, X, log_L: fit_lbfgs(fn, th, X, log_L, **kw)  # noqa: E731
+    elif method == "bfgs":
+        one = lambda th, X, log_L: fit_bfgs(fn, th, X, log_L, **kw)  # noqa: E731
     else:
         one = lambda th, X, log_L: lm_solve(fn, th, X, log_L, **kw)  # noqa: E731
     return sharded_vmap(one, in_axes=(0, None, None))
@@ -782,11 +958,11 @@ def fit_multistart(law: str | Callable, thetas0: Any, X: Covariates, log_L: Any,
       thetas0: the starts, a pytree of float arrays with a common leading axis of length ``s``.
       X: :class:`~jaxlab.scaling.Covariates` with ``(n,)`` fields.
       log_L: ``(n,)`` float array of observed log-losses, finite.
-      method: ``"lbfgs"`` (:func:`fit_lbfgs`) or ``"lm"`` (:func:`lm_solve`).
+      method: ``"lbfgs"`` (:func:`fit_lbfgs`), ``"bfgs"`` (:func:`fit_bfgs`) or ``"lm"`` (:func:`lm_solve`).
       compact: bool or ``None`` (the default described above).
-      **kw: keywords of :func:`fit_lbfgs` (``delta``, ``max_steps``, ``tol``) or of :func:`lm_solve`
-        (``huber_delta``, ``lam0``, ``max_steps``, ``tol``). They must be hashable Python values (they key a
-        cache of compiled fits), so ``weights`` arrays and traced values are not accepted.
+      **kw: keywords of :func:`fit_lbfgs` or :func:`fit_bfgs` (``delta``, ``max_steps``, ``tol``) or of
+        :func:`lm_solve` (``huber_delta``, ``lam0``, ``max_steps``, ``tol``). They must be hashable Python values
+        (they key a cache of compiled fits), so ``weights`` arrays and traced values are not accepted.
 
     Returns:
       ``(best, all)``: the :class:`FitResult` with the lowest finite F, and the :class:`FitResult` of every
@@ -794,12 +970,13 @@ def fit_multistart(law: str | Callable, thetas0: Any, X: Covariates, log_L: Any,
 
     Raises:
       ValueError: an unknown ``method``; ``compact=True`` under ``jit``; ``delta``, ``huber_delta`` or ``lam0``
-        not positive; ``max_steps < 1``; the input errors of :func:`objective` (per start).
+        not positive (``tol`` too, for ``"bfgs"``); ``max_steps < 1``; the input errors of :func:`objective`
+        (per start).
       TypeError: a keyword the chosen method does not take, an unhashable keyword value, or ``max_steps``
-        not an int.
+        not an int (``tol`` not a float, for ``"bfgs"``).
     """
-    if method not in ("lbfgs", "lm"):
-        raise ValueError(f"method must be 'lbfgs' or 'lm', got {method!r}")
+    if method not in _SINGLE_START:
+        raise ValueError(f"method must be 'lbfgs', 'bfgs' or 'lm', got {method!r}")
     fn, X, log_L, _, _ = _check_data(law, thetas0, X, log_L, batched=True)
     for k in ("delta", "huber_delta"):
         _check_delta(kw.get(k))
@@ -818,13 +995,15 @@ def fit_multistart(law: str | Callable, thetas0: Any, X: Covariates, log_L: Any,
     return best, everything
 
 
+_SINGLE_START = {"lbfgs": fit_lbfgs, "bfgs": fit_bfgs, "lm": lm_solve}
 _CHUNK = 8  # steps between two host-side compactions of the unconverged starts
 _BUCKET = 4  # live starts are padded to s / 4^j starts: a few shapes, so a few compilations
 
 
 def _multistart_options(method: str, kw: dict) -> tuple:
-    """``kw`` completed with the defaults of :func:`fit_lbfgs` or :func:`lm_solve`, validated, as a sorted tuple."""
-    func = fit_lbfgs if method == "lbfgs" else lm_solve
+    """``kw`` completed with the defaults of :func:`fit_lbfgs`, :func:`fit_bfgs` or :func:`lm_solve`, validated,
+    as a sorted tuple."""
+    func = _SINGLE_START[method]
     defaults = {k: v.default for k, v in inspect.signature(func).parameters.items()
                 if v.kind is inspect.Parameter.KEYWORD_ONLY and k != "weights"}
     unknown = sorted(set(kw) - set(defaults))
@@ -833,6 +1012,8 @@ def _multistart_options(method: str, kw: dict) -> tuple:
                         f"{sorted(defaults)}")
     options = {**defaults, **kw}
     options["max_steps"] = check_int(options["max_steps"], "max_steps", min_value=1)
+    if method == "bfgs":
+        options["tol"] = _check_tol(options["tol"])
     if "lam0" in options:
         options["lam0"] = float(check_positive(options["lam0"], "lam0"))
     return tuple(sorted(options.items()))
@@ -861,6 +1042,19 @@ def _compact_programs(fn: Callable, method: str, options: tuple):
             theta, value, steps, converged = done
             grad_norm = jax.vmap(lambda th: _lm_grad_norm(fn, th, X, log_L, delta))(theta)
             return FitResult(theta, value, grad_norm, steps, converged)
+    elif method == "bfgs":
+        delta, tol = kw["delta"], kw["tol"]
+
+        def init_one(th, X, log_L):
+            return _bfgs_init(fn, th, X, log_L, delta, None, tol)
+
+        def step_one(s, X, log_L):
+            return _bfgs_step(fn, s, X, log_L, delta, None, tol)
+
+        outcome = _bfgs_result
+
+        def result(done, X, log_L):
+            return done
     else:
         def init_one(th, X, log_L):
             return lbfgs_init(fn, th, X, log_L, delta=kw["delta"])

@@ -197,7 +197,7 @@ def test_bootstrap_spread_matches_asymptotic_errors():
                                   y[:4]), "at least as many data points as parameters"),
         (lambda X, y: F.asymptotic_covariance("chinchilla", HOFFMANN_2022, X._replace(log_N=X[0][:5], log_D=X[1][:5]),
                                               y[:5]), "more data points than parameters"),
-        (lambda X, y: F.fit_multistart("chinchilla", F.hoffmann_init_grid(reduced=True), X, y, method="bfgs"),
+        (lambda X, y: F.fit_multistart("chinchilla", F.hoffmann_init_grid(reduced=True), X, y, method="newton"),
          "method must be"),
         (lambda X, y: F.fit_multistart("gpt", F.hoffmann_init_grid(reduced=True), X, y), "law must be one of"),
         (lambda X, y: F.hoffmann_init_grid("kaplan"), "chinchilla"),
