@@ -70,12 +70,14 @@ from jaxlab.scaling.laws import (
 from jaxlab.scaling.papers import BESIROGLU, HOFFMANN
 
 __all__ = [
+    "BFGSState",
     "FitResult",
     "LBFGSInfo",
     "LBFGSState",
     "LMInfo",
     "LMState",
     "asymptotic_covariance",
+    "bfgs_algorithm",
     "bootstrap",
     "fit_bfgs",
     "fit_lbfgs",
@@ -508,11 +510,16 @@ def lbfgs_run(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, num_s
 # ------------------------------------------------------------------------------------------------ BFGS
 
 
-class _BFGSState(NamedTuple):
-    """State of one BFGS fit: ``theta`` the accepted iterate, ``solver`` the state of ``optimistix.BFGS`` on
-    theta flattened by ``ravel_pytree`` (the trial point, its line-search step size, F, grad F and the
-    inverse-Hessian estimate at ``theta``), ``step`` the trial points evaluated after the start, ``converged``
-    the stopping test."""
+class BFGSState(NamedTuple):
+    """State of :func:`bfgs_algorithm` and :func:`fit_bfgs` (a pytree: it jits, vmaps and scans).
+
+    Attributes:
+      theta: the last accepted parameters, a pytree of float arrays.
+      solver: the state of ``optimistix.BFGS`` on theta flattened by ``ravel_pytree`` (the trial point, its
+        line-search step size, F, grad F and the inverse-Hessian estimate at ``theta``).
+      step: int scalar, the trial points evaluated after the start.
+      converged: bool scalar, the stopping test of :func:`fit_bfgs`.
+    """
 
     theta: Any
     solver: Any
@@ -549,7 +556,7 @@ def _bfgs_problem(fn: Callable, theta0: Any, delta: Any, tol: float):
 
 
 def _bfgs_init(fn: Callable, theta0: Any, X: Covariates, log_L: Array, delta: Any, weights: Any,
-               tol: float) -> _BFGSState:
+               tol: float) -> BFGSState:
     f, solver, flat, unravel = _bfgs_problem(fn, theta0, delta, tol)
     args = (X, log_L, weights)
     f_struct = jax.eval_shape(lambda y: f(y, args)[0], flat)
@@ -558,7 +565,7 @@ def _bfgs_init(fn: Callable, theta0: Any, X: Covariates, log_L: Array, delta: An
     y, state, _ = solver.step(f, flat, args, {}, state, frozenset())
     # strong types throughout, so that the state has one type before and after a step (one compiled program)
     state = jax.tree_util.tree_map(lambda a: jnp.asarray(a, dtype=a.dtype), _keep_dtype(state, flat.dtype))
-    return _BFGSState(unravel(y), state, jnp.asarray(0), ~jnp.isfinite(state.f_info.f))
+    return BFGSState(unravel(y), state, jnp.asarray(0), ~jnp.isfinite(state.f_info.f))
 
 
 def _keep_dtype(state: Any, dtype: Any) -> Any:
@@ -568,8 +575,8 @@ def _keep_dtype(state: Any, dtype: Any) -> Any:
                        (state.y_eval.astype(dtype), state.search_state.step_size.astype(dtype)))
 
 
-def _bfgs_step(fn: Callable, s: _BFGSState, X: Covariates, log_L: Array, delta: Any, weights: Any,
-               tol: float) -> _BFGSState:
+def _bfgs_step(fn: Callable, s: BFGSState, X: Covariates, log_L: Array, delta: Any, weights: Any,
+               tol: float) -> BFGSState:
     """One ``optimistix.BFGS`` step (one trial point) and the stopping tests; a converged state is kept."""
     f, solver, flat, unravel = _bfgs_problem(fn, s.theta, delta, tol)
     args = (X, log_L, weights)
@@ -582,11 +589,11 @@ def _bfgs_step(fn: Callable, s: _BFGSState, X: Covariates, log_L: Array, delta: 
     # the line search has shrunk the step below the spacing of floats at y: no trial point differs from y
     stalled = jnp.all(state.y_eval == y)
     done = stop | (accepted & (decrease <= tol)) | (_tree_norm(state.f_info.grad) <= tol) | stalled
-    new = _BFGSState(unravel(y), state, s.step + 1, done)
+    new = BFGSState(unravel(y), state, s.step + 1, done)
     return jax.tree_util.tree_map(lambda a, b: jnp.where(s.converged, a, b), s, new)
 
 
-def _bfgs_result(s: _BFGSState) -> FitResult:
+def _bfgs_result(s: BFGSState) -> FitResult:
     return FitResult(s.theta, s.solver.f_info.f, _tree_norm(s.solver.f_info.grad), s.step, s.converged)
 
 
@@ -662,6 +669,66 @@ def fit_bfgs(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, *, del
                                lambda s: _bfgs_step(fn, s, X, log_L, delta, weights, tol),
                                _bfgs_init(fn, theta0, X, log_L, delta, weights, tol))
     return _bfgs_result(final)
+
+
+@cites(HOFFMANN, BESIROGLU)
+def bfgs_algorithm(law: str | Callable, X: Covariates, log_L: Any, *, delta: Any = 1e-3, weights: Any = None,
+                   tol: float = 1e-10) -> Algorithm:
+    """BFGS (``optimistix.BFGS``) on F(theta) = sum_i w_i H_delta(ln L_hat_i - ln L_i) as an
+    :class:`~jaxlab.core.Algorithm`.
+
+    The data and hyperparameters are bound once; ``init(theta0)`` evaluates F and grad F at ``theta0`` and
+    ``step(key, state) -> (state, LBFGSInfo(value))`` tries one point of the line search, with the update and the
+    stopping tests of :func:`fit_bfgs` (deterministic: ``key`` is ignored). A converged state is returned
+    unchanged, so a fixed number of steps under :func:`jaxlab.core.run` ends flat.
+
+    Args:
+      law: a key of :data:`~jaxlab.scaling.laws.LAWS` or a callable ``log_loss(theta, X)``.
+      X: :class:`~jaxlab.scaling.Covariates` of the design, ``(n,)`` fields.
+      log_L: ``(n,)`` float array of observed log-losses, finite.
+      delta: positive float scalar, the Huber threshold, or ``None`` for least squares.
+      weights: optional ``(n,)`` float array of per-point weights.
+      tol: positive float, the tolerance of the stopping tests.
+
+    Returns:
+      ``Algorithm(init, step)`` over :class:`BFGSState`; drive it with :func:`jaxlab.core.run`.
+
+    Raises:
+      TypeError: ``X`` not a :class:`~jaxlab.scaling.Covariates`, non-float arrays, or ``tol`` not a float.
+      ValueError: an unknown law; ``log_L`` not 1-d or non-finite; ``delta`` or ``tol`` not positive; ``init``
+        raises the input errors of :func:`fit_bfgs`.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab.core import run
+      >>> from jaxlab.scaling import HOFFMANN_2022, ChinchillaParams, chinchilla_log_loss, covariates
+      >>> from jaxlab.scaling import bfgs_algorithm, factorial_design
+      >>> X = covariates(*factorial_design(jnp.array([1e8, 1e9, 1e10]), jnp.array([5.0, 20.0, 80.0])))
+      >>> log_L = chinchilla_log_loss(HOFFMANN_2022, X)  # noise-free losses of the Hoffmann law
+      >>> theta0 = ChinchillaParams(*jnp.array([5.0, 5.0, 0.3, 0.3, 0.3]))
+      >>> algo = bfgs_algorithm("chinchilla", X, log_L, delta=None)
+      >>> state, trace = run(algo.step, algo.init(theta0), jax.random.key(0), 10)
+      >>> trace.infos.value.shape  # F at the accepted point after each step
+      (10,)
+    """
+    fn = resolve_law(law)
+    X = _check_X(X)
+    log_L = as_array(log_L, "log_L", ndim=1, finite=True)
+    delta = _check_delta(delta)
+    tol = _check_tol(tol)
+    if weights is not None:
+        weights = as_array(weights, "weights", shape=log_L.shape, finite=True)
+
+    def init(theta0: Any) -> BFGSState:
+        _check_data(fn, theta0, X, log_L, weights)
+        return _bfgs_init(fn, theta0, X, log_L, delta, weights, tol)
+
+    def step(key: Any, state: BFGSState) -> tuple[BFGSState, LBFGSInfo]:
+        del key
+        state = _bfgs_step(fn, state, X, log_L, delta, weights, tol)
+        return state, LBFGSInfo(state.solver.f_info.f)
+
+    return Algorithm(init, step)
 
 
 def _check_tol(tol: Any) -> float:
@@ -1237,3 +1304,13 @@ def _lbfgs_example(key: Key) -> tuple[Algorithm, LBFGSState, None]:
 
 register_algorithm("scaling_lm", lm_algorithm, _lm_example, area="scaling")
 register_algorithm("scaling_lbfgs", lbfgs_algorithm, _lbfgs_example, area="scaling")
+
+
+def _bfgs_example(key: Key) -> tuple[Algorithm, BFGSState, None]:
+    del key
+    X, log_L, start = _example_problem()
+    algo = bfgs_algorithm("chinchilla", X, log_L)
+    return algo, algo.init(start), None
+
+
+register_algorithm("scaling_bfgs", bfgs_algorithm, _bfgs_example, area="scaling")
