@@ -120,6 +120,10 @@ def rf_interpolate(x, noise, sigma):
     x, noise, sigma = _float(x, "x"), _float(noise, "noise"), _sigma(sigma)
     if x.shape != noise.shape:
         raise ValueError(f"noise must have the shape of x {x.shape}, got {noise.shape}")
+    return _interpolate(x, noise, sigma)
+
+
+def _interpolate(x: jax.Array, noise: jax.Array, sigma: jax.Array) -> jax.Array:
     s = _bcast(sigma, x)
     return (1 - s) * x + s * noise
 
@@ -310,7 +314,7 @@ def rf_loss(model: Callable, key, x, cond=None, *, sigma_kind: str = "logit_norm
     k_s, k_e = jax.random.split(key)
     sigma = sample_sigmas(k_s, (x.shape[0],), sigma_kind, loc, scale).astype(x.dtype)
     eps = fast_random.normal(k_e, x.shape, x.dtype)  # = jax.random.normal, bit for bit (unrolled hash)
-    xs = rf_interpolate(x, eps, sigma)
+    xs = _interpolate(x, eps, sigma)  # sigma in (0, 1) by construction: no run-time range check in the training step
     v = jax.vmap(model)(xs, sigma, cond) if cond is not None else jax.vmap(lambda a, s: model(a, s, None))(xs, sigma)
     err = jnp.mean((v - (eps - x)).reshape(x.shape[0], -1) ** 2, axis=1)
     w = 1.0 if weight_fn is None else weight_fn(sigma)
