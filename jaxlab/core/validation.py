@@ -317,14 +317,14 @@ def _check(x: Any, bad, msg: str) -> Any:
         if _any_concrete(bad, x):
             raise ValueError(msg)
         return x
-    if bad is _not_finite:  # a module-level predicate: one cached program (one dispatch under an eager vmap)
-        return _check_jit(x, bad, msg)
+    if bad is _not_finite:  # the finite check: one cached program (one dispatch under an eager vmap)
+        return _check_finite_jit(x, msg)
     return error_if(x, jnp.any(bad(x, jnp)), msg)
 
 
-@functools.partial(jax.jit, static_argnums=(1, 2))
-def _check_jit(x: Any, bad, msg: str) -> Any:
-    return error_if(x, nonfinite_flag(x) if bad is _not_finite else jnp.any(bad(x, jnp)), msg)
+@functools.partial(jax.jit, static_argnums=1)
+def _check_finite_jit(x: Any, msg: str) -> Any:
+    return error_if(x, nonfinite_flag(x), msg)
 
 
 def _scalar(value: Any, name: str) -> None:

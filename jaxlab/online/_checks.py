@@ -57,7 +57,7 @@ def check_stream(features, targets, *, name: str = "features", defer: bool = Fal
     if targets.shape[0] != features.shape[0]:
         raise ValueError(f"targets must have the same length as {name} ({features.shape[0]}), "
                          f"got length {targets.shape[0]}")
-    if not (defer and not is_concrete((features, targets))):
+    if not defer or is_concrete((features, targets)):
         features = check_finite(features, name)
         targets = check_finite(targets, "targets")
     dtype = jnp.result_type(features.dtype, targets.dtype)
