@@ -168,8 +168,11 @@ def ova_hinge_loss(u: Float[Array, "... K"], y: Int[Array, "..."]) -> Float[Arra
     """
     u = _scores(u, None)
     u, y = _broadcast(u, _labels(y, u.shape[-1]))
-    onehot = jax.nn.one_hot(y, u.shape[-1], dtype=u.dtype)
-    return jnp.sum(onehot * jax.nn.relu(1 - u) + (1 - onehot) * jax.nn.relu(1 + u), axis=-1)
+    is_y = jnp.arange(u.shape[-1]) == y[..., None]
+    # one select and one hinge per entry, instead of two hinges blended by a float one-hot: XLA then writes one
+    # (batch, K) intermediate for the forward pass and one for the gradient (relu's derivative at 0 is kept: 0)
+    z = jnp.where(is_y, 1 - u, 1 + u)
+    return jnp.sum(jnp.where(z > 0, z, 0), axis=-1)
 
 
 @cites(RAMASWAMY)
