@@ -118,6 +118,42 @@ def test_multi_output_and_vmap(stream, runs):
     np.testing.assert_allclose(batch[0], runs[0][1].y_hat, atol=1e-10)
 
 
+def test_elimination_solve_pivots_like_lapack():
+    """The vmapped small-d solve (array-op elimination) equals numpy's LU solve, also where pivoting is
+    needed (a zero leading entry), and agrees with the unbatched LAPACK path when vmapped over A only."""
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((5, 6, 6))
+    A[:, 0, 0] = 0.0
+    B = rng.standard_normal((5, 6, 2))
+    np.testing.assert_allclose(vaw._elimination_solve(A[0], B[0]), np.linalg.solve(A[0], B[0]), rtol=1e-12)
+    batched = jax.jit(jax.vmap(vaw._gram_solve))(A, B)
+    np.testing.assert_allclose(batched, np.linalg.solve(A, B), rtol=1e-10, atol=1e-12)
+    shared_b = jax.vmap(vaw._gram_solve, in_axes=(0, None))(A, B[0])
+    np.testing.assert_allclose(shared_b, np.linalg.solve(A, B[0][None]), rtol=1e-10, atol=1e-12)
+    big = rng.standard_normal((3, vaw._ELIMINATION_MAX_DIM + 1, vaw._ELIMINATION_MAX_DIM + 1))
+    rhs = rng.standard_normal((3, vaw._ELIMINATION_MAX_DIM + 1, 1))
+    np.testing.assert_allclose(jax.vmap(vaw._gram_solve)(big, rhs), np.linalg.solve(big, rhs), rtol=1e-9)
+
+
+@pytest.mark.parametrize("algo", [vaw.run, vaw.ridge_ftl_run])
+def test_vmapped_float32_solve_path_matches_sequence_runs_and_float64(algo):
+    """float32 under vmap (batched elimination) agrees with one LAPACK run per sequence to float32 rounding and
+    is as close to the float64 run as they are; its gradient over lam matches the per-sequence one."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((3, 300, 8)) * np.linspace(0.2, 3.0, 8)
+    y = a @ rng.standard_normal(8) + 0.3 * rng.standard_normal((3, 300))
+    a32, y32 = a.astype(np.float32), y.astype(np.float32)
+    batch = np.asarray(jax.jit(jax.vmap(lambda f, t: algo(f, t, LAM)[1].y_hat))(a32, y32), np.float64)
+    single = np.stack([np.asarray(algo(a32[i], y32[i], LAM)[1].y_hat, np.float64) for i in range(3)])
+    exact = np.stack([np.asarray(algo(a[i], y[i], LAM, method="solve")[1].y_hat) for i in range(3)])
+    np.testing.assert_allclose(batch, single, atol=5e-5)
+    assert np.max(np.abs(batch - exact)) <= 2 * np.max(np.abs(single - exact)) + 1e-6
+    loss = lambda lam, f, t: algo(f, t, lam)[1].loss.sum()  # noqa: E731
+    g_batch = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))(np.float32(LAM), a32, y32)
+    g_single = [float(jax.grad(loss)(np.float32(LAM), a32[i], y32[i])) for i in range(3)]
+    np.testing.assert_allclose(g_batch, g_single, rtol=1e-3)
+
+
 def test_step_predict_consistency(stream):
     a, y = stream
     state = vaw.init(D, LAM)
@@ -143,6 +179,9 @@ def test_deterministic_lds_regression_and_float32_path():
     s32, i32 = vaw.run(feats.astype(jnp.float32), y.astype(jnp.float32), 1.0)
     assert isinstance(s32, vaw.VAWGramState) and i32.loss.dtype == jnp.float32
     np.testing.assert_allclose(float(i32.loss.sum()), 350.6589, rtol=0.02)
+    f32, y32 = jnp.stack([feats.astype(jnp.float32)] * 2), jnp.stack([y.astype(jnp.float32)] * 2)
+    batched = jax.vmap(lambda f, t: vaw.run(f, t, 1.0)[1].loss.sum())(f32, y32)  # the batched elimination
+    np.testing.assert_allclose(batched, 350.6589, rtol=0.02)
 
 
 def test_bad_inputs(stream):
