@@ -22,9 +22,10 @@ The returned value must be used, or the traced check is dropped with the unused 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import equinox as eqx
@@ -588,14 +589,32 @@ def error_if(x: Any, pred: Any, msg: str) -> Any:
       RuntimeError: (equinox's ``EquinoxRuntimeError``) when the computation using the result runs and ``pred``
         has a true entry; on concrete inputs this happens at once.
     """
-    return _tie(x, jnp.any(pred), msg)
+    return _tie(x, jnp.any(pred), msg, _CHECK_MODE[0])
 
 
-@functools.partial(jax.jit, static_argnums=2)
-def _tie(x: Any, flag: jax.Array, msg: str) -> Any:
+_CHECK_MODE = ["default"]  # equinox's on_error for the run-time checks; "default" follows EQX_ON_ERROR
+
+
+@contextlib.contextmanager
+def _runtime_checks(mode: str) -> Iterator[None]:
+    """Within the block, the run-time checks that :func:`error_if` compiles into programs traced there take
+    equinox's ``on_error=mode`` (``"default"``: the ``EQX_ON_ERROR`` setting, ``"raise"`` unless set; ``"nan"``: a
+    failed check returns NaN instead of raising). ``jaxlab verify`` runs its claims in ``"nan"`` mode: a raising
+    check calls back into Python, and XLA programs that do cannot be stored in JAX's persistent compilation cache,
+    so every run would compile them again; a failed check then shows as a NaN result, which fails the claim."""
+    previous = _CHECK_MODE[0]
+    _CHECK_MODE[0] = mode
+    try:
+        yield
+    finally:
+        _CHECK_MODE[0] = previous
+
+
+@functools.partial(jax.jit, static_argnums=(2, 3))
+def _tie(x: Any, flag: jax.Array, msg: str, mode: str) -> Any:
     """The body of :func:`error_if`, one cached program (one dispatch where it runs op by op, under an eager
     ``vmap``; inlined under ``jit``)."""
-    ok = eqx.error_if(jnp.ones((), jnp.float32), flag, msg) == 1
+    ok = eqx.error_if(jnp.ones((), jnp.float32), flag, msg, on_error=mode) == 1
 
     def tie(leaf):
         dt = leaf.dtype

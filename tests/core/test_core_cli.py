@@ -1,6 +1,7 @@
 import importlib.util
 import io
 import json
+import math
 import os
 import subprocess
 import sys
@@ -42,6 +43,41 @@ def test_run_claims_reports_failures_and_exceptions():
     out = C.run_claims(C.registered("_test"))
     assert [o.passed for o in out] == [True, False]
     assert "boom" in out[1].error
+
+
+def test_claims_run_checks_as_nan_so_their_programs_are_cacheable(monkeypatch):
+    """Inside run_claims, a failing run-time check of a jitted program gives NaN (the claim fails, no exception)
+    and the program has no host callback (so JAX's persistent cache can store it); outside, it raises; with
+    EQX_ON_ERROR set, the user's mode wins."""
+    from jaxlab.core.validation import check_positive
+
+    def make():  # a fresh program per call: the check mode is read when it is traced
+        return jax.jit(lambda x: 2.0 * check_positive(x, "x"))
+
+    @C.claim(area="_test_nan_checks", paper="gretton2012mmd")
+    def bad_input():
+        y = make()(jnp.asarray(-1.0))
+        return C.ClaimResult.close(y, -2.0)
+
+    @C.claim(area="_test_nan_checks", paper="gretton2012mmd")
+    def good_input():
+        return C.ClaimResult.close(make()(jnp.asarray(3.0)), 6.0)
+
+    @C.claim(area="_test_nan_checks", paper="gretton2012mmd")
+    def no_host_callback():
+        hlo = make().lower(jnp.asarray(1.0)).as_text()
+        return C.ClaimResult.at_most(float("callback" in hlo), 0.0)
+
+    monkeypatch.delenv("EQX_ON_ERROR", raising=False)
+    bad, good, plain = C.run_claims(C.registered("_test_nan_checks"))
+    assert not bad.passed and bad.error is None and math.isnan(bad.measured)
+    assert good.passed and plain.passed
+    with pytest.raises(Exception, match="x must be > 0"):
+        jax.block_until_ready(make()(jnp.asarray(-1.0)))  # outside verify: the check raises
+    assert "callback" in make().lower(jnp.asarray(1.0)).as_text()
+    monkeypatch.setenv("EQX_ON_ERROR", "raise")
+    bad, _, _ = C.run_claims(C.registered("_test_nan_checks"))
+    assert not bad.passed and "x must be > 0" in bad.error
 
 
 def test_areas_are_discovered_from_file_names():
