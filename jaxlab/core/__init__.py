@@ -4,6 +4,7 @@ cache (``jaxlab.core.cache``), keyword deprecation, types, and ``jaxlab.core.ran
 draws, fused on CPU)."""
 
 from jaxlab.core.algorithm import Algorithm, AlgorithmSpec, algorithms, register_algorithm
+from jaxlab.core.allocator import keep_large_buffers
 from jaxlab.core.cache import enable_compilation_cache
 from jaxlab.core.citations import cite, cites, register_paper
 from jaxlab.core.deprecation import renamed_kwargs
@@ -59,6 +60,7 @@ __all__ = [
     "enable_compilation_cache",
     "error_if",
     "is_concrete",
+    "keep_large_buffers",
     "lapack_threads",
     "make_train_step",
     "mean_and_se",
