@@ -129,7 +129,10 @@ def epoch_case(calib: float) -> None:
          compile_s=t_lb_all["first_s"] - t_lb_all["median_s"], calibration=calib,
          quality={"ours": _quality(best_lb_all.theta, best_lb_all.value, best_v),
                   "peer_subset": _quality(sc_best.x, sc_best.fun, best_v)},
-         method="jaxlab fit_multistart(method='lbfgs')", goal_ratio=10.0)  # issue 30
+         method="jaxlab fit_multistart(method='lbfgs')", goal=None,
+         no_goal_reason="issue 30's quasi-Newton goals (>= 1x scipy at 32 starts, >= 10x at 1024) are carried by "
+         "the BFGS rows (optimistix BFGS, the issue's alternative where it is faster); this row tracks optax "
+         "L-BFGS, which the claims use, so that a regression shows in --compare")
 
     bfgs_rows(calib, X, log_L, starts, scipy_fun, starts_v, best_v)
 
