@@ -1,4 +1,5 @@
-"""The closed-form Jacobian of the Chinchilla law (used by the LM fits) equals forward-mode autodiff."""
+"""The closed forms of the Chinchilla law used by the LM fits (Jacobian, weighted curvature) equal autodiff, and the
+Huber LM step switches to the exact Hessian at small damping."""
 
 import jax
 import jax.numpy as jnp
@@ -6,10 +7,11 @@ import numpy as np
 from jax.flatten_util import ravel_pytree
 
 from jaxlab.scaling import ChinchillaParams, covariates, load_chinchilla
-from jaxlab.scaling.laws import VALUE_AND_JACOBIAN, chinchilla_log_loss
+from jaxlab.scaling.laws import VALUE_AND_JACOBIAN, WEIGHTED_CURVATURE, chinchilla_log_loss
 
 
-def test_chinchilla_closed_form_matches_autodiff():
+def test_chinchilla_closed_forms_match_autodiff():
+    # ln L and its Jacobian, and sum_i c_i d^2 ln L_i / d theta^2 from that Jacobian (against jax.hessian of c . ln L)
     d = load_chinchilla()
     X = covariates(d.N, d.D)
     rng = np.random.default_rng(0)
@@ -20,6 +22,12 @@ def test_chinchilla_closed_form_matches_autodiff():
         np.testing.assert_allclose(value, chinchilla_log_loss(p, X), rtol=1e-14)
         J_ad = jax.jacfwd(lambda v, unravel=unravel: chinchilla_log_loss(unravel(v), X))(flat)
         np.testing.assert_allclose(J, J_ad, rtol=1e-12, atol=1e-14)
+        c = jnp.asarray(rng.normal(size=d.N.shape))
+        S = WEIGHTED_CURVATURE[chinchilla_log_loss](J, c, X)
+        S_ad = jax.hessian(lambda v, unravel=unravel, c=c: jnp.dot(c, chinchilla_log_loss(unravel(v), X)))(flat)
+        scale = float(jnp.max(jnp.abs(S_ad)))
+        np.testing.assert_allclose(S, S_ad, rtol=1e-11, atol=1e-13 * scale)
+        np.testing.assert_allclose(S, S.T, rtol=1e-14, atol=1e-15 * scale)
 
 
 def test_closed_form_keeps_float32():
@@ -28,3 +36,35 @@ def test_closed_form_keeps_float32():
     p = ChinchillaParams(*(jnp.float32(v) for v in (6.0, 7.0, 0.5, 0.35, 0.37)))
     value, J = VALUE_AND_JACOBIAN[chinchilla_log_loss](p, X)
     assert value.dtype == J.dtype == jnp.float32
+
+
+def test_huber_lm_switches_to_the_exact_hessian_when_the_damping_is_small():
+    # at lam <= 1e-6 the Huber step is (grad^2 F + lam diag(J^T W J))^-1 (-grad F) with the autodiff Hessian of F;
+    # above, the IRLS matrix J^T W J (the rho'' = 0 branch would make it the wrong model there)
+    from jaxlab.scaling import fit as F
+
+    d = load_chinchilla()
+    X, log_L = covariates(d.N, d.D), jnp.log(d.L)
+    delta = 1e-3
+    theta = ChinchillaParams(*(jnp.asarray(v) for v in (6.18, 7.66, 0.6, 0.348, 0.367)))  # near the optimum
+    flat, unravel = ravel_pytree(theta)
+
+    def F_of(v):
+        r = chinchilla_log_loss(unravel(v), X) - log_L
+        a = jnp.abs(r)
+        return jnp.sum(jnp.where(a <= delta, 0.5 * r * r, delta * (a - 0.5 * delta)))
+
+    g, Hess = jax.grad(F_of)(flat), jax.hessian(F_of)(flat)
+    s0 = F.lm_init("chinchilla", theta, X, log_L, huber_delta=delta)
+    r = s0.r
+    w = jnp.where(jnp.abs(r) <= delta, 1.0, delta / jnp.abs(r))
+    H_irls = s0.J.T @ (w[:, None] * s0.J)
+    D = jnp.diag(jnp.diag(H_irls))
+    for lam, M in ((1e-6, Hess), (1e-3, H_irls)):
+        state = s0._replace(lam=jnp.asarray(lam))
+        new = F.lm_step("chinchilla", state, X, log_L, delta)
+        expected = flat + jnp.linalg.solve(M + lam * D, -g)
+        if float(new.value) < float(s0.value):  # accepted: theta moved by the step of that model
+            np.testing.assert_allclose(ravel_pytree(new.theta)[0], expected, rtol=1e-9)
+        else:
+            raise AssertionError(f"the step at lam = {lam} was rejected")
