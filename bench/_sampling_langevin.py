@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 from blackjax.mcmc.diffusions import DiffusionState, overdamped_langevin
 
-from jaxlab.core.bench import calibration_gflops, emit, time_fn
+from jaxlab.core.bench import calibration_gflops, emit, time_fn, time_under_load
 from jaxlab.sampling import annealed_langevin as al
 from jaxlab.sampling.langevin.models import gaussian_toy, gaussian_toy_scores
 
@@ -153,12 +153,14 @@ def ald_case(calib: float):
     key = jax.random.key(2)
     t_ours = time_fn(ours, key, repeats=3)
     t_peer = time_fn(peer, key, repeats=3)
+    load = time_under_load({"ours": (ours, (key,)), "peer": (peer, (key,))}, t_ours["median_s"], peer="peer",
+                           repeats=3)
     work = P * 400 * 5
     emit(AREA, "ald_linhart_1000x400x5", ours_s=t_ours["median_s"], peer="blackjax.overdamped_langevin loop",
          peer_s=t_peer["median_s"], compile_s=t_ours["first_s"] - t_ours["median_s"], calibration=calib,
          quality={"w2_to_tall_posterior_ours": w2(ours(key)), "w2_to_tall_posterior_peer": w2(peer(key))},
          chain_steps_per_s=work / t_ours["median_s"], peer_chain_steps_per_s=work / t_peer["median_s"],
-         goal_ratio=1.0, lapack=True)  # Linhart's score inverts Lambda_t at every call
+         goal_ratio=1.0, under_load=load)  # Linhart's score inverts Lambda_t at every call
 
 
 def main():

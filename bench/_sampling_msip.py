@@ -24,7 +24,15 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxlab.core.bench import busy_cores, calibration_gflops, emit, load_figures, time_fn, time_interleaved
+from jaxlab.core.bench import (
+    busy_cores,
+    calibration_gflops,
+    emit,
+    load_figures,
+    time_fn,
+    time_interleaved,
+    time_under_load,
+)
 from jaxlab.core.quadrature import gauss_hermite
 from jaxlab.sampling import msip as M
 from jaxlab.sampling.msip import benchmarks as B
@@ -79,13 +87,16 @@ def step_cases(calib, ftz):
     lp_np, grad_np = funnel_numpy(d)
     Yn = np.asarray(Y0)
     peer = time_fn(lambda: numpy_msip_step(Yn, 0.1, sigma, 0.9, 1e-7, grad_np, lp_np), repeats=5)
+    load = time_under_load({"ours": (step, (jax.random.key(2), state)),
+                            "numpy": (lambda: numpy_msip_step(Yn, 0.1, sigma, 0.9, 1e-7, grad_np, lp_np), ())},
+                           ours["median_s"], peer="numpy")
     new_state, _ = step(jax.random.key(2), state)
     Y_ref = numpy_msip_step(Yn, np.float32(0.1), np.float32(sigma), np.float32(0.9), 1e-7, grad_np, lp_np)[0]
     agree = float(np.max(np.abs(np.asarray(new_state.particles) - Y_ref)))
     emit(AREA, "msip_step_N1000_d10_fredholm_f32", ours_s=ours["median_s"], peer="numpy MSIP step (float32)",
          peer_s=peer["median_s"], compile_s=ours["first_s"] - ours["median_s"], calibration=calib,
          quality={"max_abs_diff_particles_vs_numpy": agree}, **ftz, goal_metric="ours_s", goal_op="<=",
-         goal_value=0.050, lapack=True)
+         goal_value=0.050, under_load=load)
 
     score = jax.grad(target.log_density)
     for rule in ("fixed", "median"):

@@ -26,7 +26,7 @@ import jax
 import numpy as np
 
 __all__ = ["GOAL_OPS", "MAX_SLOWDOWN_UNDER_LOAD", "busy_cores", "calibration_gflops", "emit", "load_figures",
-           "parse_goal", "time_fn", "time_interleaved"]
+           "parse_goal", "time_fn", "time_interleaved", "time_under_load"]
 
 
 def _block(x: Any) -> Any:
@@ -201,6 +201,34 @@ def load_figures(quiet_s: float, busy_s: float, peer_busy_s: float | None = None
         "max_slowdown": max_slowdown,
         "met": bool(slowdown <= max_slowdown),
     }
+
+
+def time_under_load(cases: dict[str, tuple[Callable, tuple]], quiet_s: float, *, ours: str = "ours",
+                    peer: str | None = None, repeats: int = 5) -> dict:
+    """Time ``cases`` round-robin (:func:`time_interleaved`) again with every core busy (:func:`busy_cores`),
+    and return the ``under_load`` entry (:func:`load_figures`) of jaxlab's case ``ours``.
+
+    Args:
+      cases: ``{name: (fn, args)}`` as for :func:`time_interleaved`; it must hold ``ours`` (and ``peer``).
+      quiet_s: float > 0, jaxlab's median seconds measured quietly (the row's ``ours_s``).
+      ours: str, the name of jaxlab's case in ``cases``.
+      peer: str or None, the name of the peer's case, to report its time and the ratio under load too.
+      repeats: int >= 1, timed calls of each case.
+
+    Returns:
+      The dict of :func:`load_figures`: busy seconds, slowdown = busy / quiet, and whether it is within
+      :data:`MAX_SLOWDOWN_UNDER_LOAD`.
+
+    Raises:
+      KeyError: ``ours`` or ``peer`` is not a key of ``cases``.
+      ValueError: ``quiet_s`` is not positive.
+    """
+    missing = [k for k in (ours, peer) if k is not None and k not in cases]
+    if missing:
+        raise KeyError(f"time_under_load: no case named {missing[0]!r} in cases {sorted(cases)}")
+    with busy_cores():
+        busy = time_interleaved(cases, repeats=repeats)
+    return load_figures(quiet_s, busy[ours]["median_s"], None if peer is None else busy[peer]["median_s"])
 
 
 _NO_GOAL = object()

@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 from jaxlab import cli
-from jaxlab.core.bench import emit, load_figures, parse_goal
+from jaxlab.core.bench import emit, load_figures, parse_goal, time_under_load
 
 
 def _emit(capsys, **kw):
@@ -132,6 +132,35 @@ def _fake_root(tmp_path, *, failing: bool = False):
     (bench / "_helper.py").write_text("raise SystemExit('a helper is never run')\n")
     (bench / "accelerator.py").write_text("open('accelerator_ran', 'w').write('yes')\n")
     return tmp_path
+
+
+def test_time_under_load_times_the_cases_with_every_core_busy(monkeypatch):
+    import contextlib
+
+    import jaxlab.core.bench as B
+
+    state = {"busy": False, "timed_busy": None}
+
+    @contextlib.contextmanager
+    def fake_busy(n=None):
+        state["busy"] = True
+        yield
+        state["busy"] = False
+
+    def fake_interleaved(cases, repeats):
+        state["timed_busy"], state["repeats"] = state["busy"], repeats
+        return {"ours": {"median_s": 3.0}, "peer": {"median_s": 12.0}}
+
+    monkeypatch.setattr(B, "busy_cores", fake_busy)
+    monkeypatch.setattr(B, "time_interleaved", fake_interleaved)
+    cases = {"ours": (lambda: None, ()), "peer": (lambda: None, ())}
+    load = time_under_load(cases, 2.0, peer="peer", repeats=3)
+    assert state["timed_busy"] is True and state["busy"] is False and state["repeats"] == 3
+    assert load == load_figures(2.0, 3.0, 12.0)  # slowdown 1.5 (met, at the bound), ratio 4 under load
+    assert load["slowdown"] == 1.5 and load["met"] and load["ratio"] == 4.0
+    assert time_under_load(cases, 1.0, repeats=1)["peer_s"] is None  # no peer named: only jaxlab's figures
+    with pytest.raises(KeyError, match="'svgd'"):
+        time_under_load(cases, 1.0, peer="svgd")
 
 
 def test_bench_all_prints_the_table_and_writes_the_summary(tmp_path, monkeypatch, capsys):
