@@ -23,11 +23,11 @@ Levenberg-Marquardt with J = dr/dtheta::
     accept if F(theta + Delta) < F(theta) (lam <- lam/10), else reject (lam <- 10 lam)
 
 with W = I (least squares) or the Huber IRLS weights w_i = 1 if |r_i| <= delta else delta/|r_i| (then
-J^T W r is exactly grad F). With Huber, once lam <= 1e-6 the model matrix J^T W J is replaced by the exact
-Hessian J^T diag(rho'') J + sum_i rho'(r_i) grad^2 r_i (see :func:`lm_step`): IRLS alone converges linearly
-near the optimum. Each step evaluates the law once: r and J at the trial point come from one forward-mode pass
-(or a closed form) and are carried in the state when the step is accepted. Multistart LM runs the starts in a
-refilled pool and compacts the unconverged ones (see :func:`fit_multistart`).
+J^T W r is exactly grad F). With Huber, once lam <= 1e-6 the model matrix J^T W J (and its diagonal in the
+damping) is replaced by the exact Hessian J^T diag(rho'') J + sum_i rho'(r_i) grad^2 r_i (see :func:`lm_step`):
+IRLS alone converges linearly near the optimum. Each step evaluates the law once: r and J at the trial point
+come from one forward-mode pass (or a closed form) and are carried in the state when the step is accepted.
+Multistart LM runs the starts in a refilled pool and compacts the unconverged ones (see :func:`fit_multistart`).
 
 Hoffmann initialization grid (4500 starts): alpha, beta in {0, .5, 1, 1.5, 2},
 e in {-1, -.5, 0, .5, 1}, a, b in {0, 5, ..., 25}.
@@ -764,12 +764,13 @@ def _residuals_and_jacobian(fn, flat, unravel, X, log_L):
 
 
 def _weighted_curvature(fn, flat, unravel, X, J, c):
-    """``sum_i c_i d^2 r_i / d theta^2``: in closed form where the law has one (:data:`WEIGHTED_CURVATURE`, from
-    the closed-form ``J``), else the Hessian of ``theta -> c . ln L_hat(theta)`` by autodiff."""
+    """``sum_i c_i d^2 r_i / d theta^2`` as ``(B, a)``, the sum being ``B + J^T diag(a) J``: in closed form where
+    the law has one (:data:`WEIGHTED_CURVATURE`, from the closed-form ``J``), else ``a = 0`` and ``B`` the Hessian
+    of ``theta -> c . ln L_hat(theta)`` by autodiff."""
     closed = WEIGHTED_CURVATURE.get(fn)
     if closed is not None and VALUE_AND_JACOBIAN.get(fn) is not None and jnp.ndim(X.log_N) == 1:
         return closed(J, c, X)
-    return jax.hessian(lambda v: jnp.dot(c, fn(unravel(v), X).reshape(-1)))(flat)
+    return jax.hessian(lambda v: jnp.dot(c, fn(unravel(v), X).reshape(-1)))(flat), jnp.zeros_like(c)
 
 
 _EXACT_HESSIAN_LAM = 1e-6  # Huber LM: at or below this damping the step's model is the exact Hessian of F
@@ -809,8 +810,8 @@ def lm_init(law: str | Callable, theta0: Any, X: Covariates, log_L: Any, lam0: f
 @cites(HOFFMANN)
 def lm_step(law: str | Callable, state: LMState, X: Covariates, log_L: Any, huber_delta: Any = None, *,
             tol: float = 1e-12) -> LMState:
-    """One Levenberg-Marquardt step: solve (M + lam diag(J^T W J)) Delta = -J^T W r, accept theta + Delta only if
-    F decreases.
+    """One Levenberg-Marquardt step: solve (M + lam diag(M)) Delta = -J^T W r, accept theta + Delta only if F
+    decreases.
 
     W = I, or with ``huber_delta`` the IRLS weights w_i = 1 if |r_i| <= delta else delta/|r_i| (then
     J^T W r = sum_i rho'(r_i) grad r_i = grad F). The model matrix M is J^T W J (Gauss-Newton; with Huber, the
@@ -847,13 +848,15 @@ def lm_step(law: str | Callable, state: LMState, X: Covariates, log_L: Any, hube
     else:
         w = jnp.where(jnp.abs(r) <= huber_delta, 1.0, huber_delta / jnp.maximum(jnp.abs(r), huber_delta))
     c = w * r  # rho'(r_i): r_i, or delta sign(r_i) on the linear Huber branch
-    H = J.T @ (w[:, None] * J)
     g = J.T @ c
-    d = jnp.diag(H)
-    if huber_delta is not None:
+    if huber_delta is None:
+        H = J.T @ (w[:, None] * J)
+    else:  # one J^T diag(.) J product: the IRLS weights, or those of the exact Hessian (rho'' + a) plus B
+        exact = state.lam <= _EXACT_HESSIAN_LAM
+        B, a = _weighted_curvature(fn, flat, unravel, X, J, c)
         inlier = (jnp.abs(r) <= huber_delta).astype(r.dtype)  # rho''(r_i)
-        exact = J.T @ (inlier[:, None] * J) + _weighted_curvature(fn, flat, unravel, X, J, c)
-        H = jnp.where(state.lam <= _EXACT_HESSIAN_LAM, exact, H)
+        H = J.T @ (jnp.where(exact, inlier + a, w)[:, None] * J) + jnp.where(exact, B, 0.0)
+    d = jnp.diag(H)
     step = jnp.linalg.solve(H + state.lam * jnp.diag(jnp.maximum(d, 1e-30 * jnp.max(d))), -g)
     theta_new = unravel(flat + step)
     r_new, J_new = _residuals_and_jacobian(fn, flat + step, unravel, X, log_L)
@@ -886,9 +889,9 @@ def lm_algorithm(law: str | Callable, X: Covariates, log_L: Any, *, huber_delta:
 
     Each step solves (J^T W J + lam diag(J^T W J)) Delta = -J^T W r and accepts theta + Delta only if F
     decreases (lam <- lam/10, else lam <- 10 lam); W = I, or the Huber IRLS weights when ``huber_delta``, whose
-    steps switch to the exact Hessian of F once lam <= 1e-6 (see :func:`lm_step`). ``init(theta0)`` is
-    :func:`lm_init`; ``step(key, state) -> (state, LMInfo(value, lam))`` is one :func:`lm_step` (deterministic:
-    ``key`` is ignored).
+    steps switch to the exact Hessian of F in place of J^T W J once lam <= 1e-6 (see :func:`lm_step`).
+    ``init(theta0)`` is :func:`lm_init`; ``step(key, state) -> (state, LMInfo(value, lam))`` is one
+    :func:`lm_step` (deterministic: ``key`` is ignored).
 
     The step also stops on a damping lam >= 1e15 or F = 0 (see :func:`lm_step`).
 
@@ -1050,7 +1053,7 @@ def fit_multistart(law: str | Callable, thetas0: Any, X: Covariates, log_L: Any,
     next waiting starts into the slots whose start has stopped (as a serving engine refills a batch), and once
     no start is waiting, only the unconverged ones are carried on, padded to one of a few sizes P / 4^j. The
     work is then about the sum of the starts' own step counts instead of their maximum times their number (on
-    the 1024-start Chinchilla Huber refit with ``method="lm"``: 44.6k start-steps executed for 38.1k needed,
+    the 1024-start Chinchilla Huber refit with ``method="lm"``: 44.8k start-steps executed for 38.4k needed,
     against 1024 x 200 = 205k for the vmapped loop). Each start follows the same iterations as without it, up
     to floating-point rounding: the step is compiled into a different program, which XLA may fuse differently
     (on the Chinchilla refit the objectives agree to about 1e-13 relative). Each padded size is compiled once (a

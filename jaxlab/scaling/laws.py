@@ -426,27 +426,29 @@ def _chinchilla_value_and_jacobian(p: ChinchillaParams, X: Covariates) -> tuple[
     return m + jnp.log(s), jnp.stack([w1, w2, w3, -w1 * X.log_N, -w2 * X.log_D], axis=-1)
 
 
-def _chinchilla_weighted_curvature(J: Array, c: Array, X: Covariates) -> Array:
-    """``sum_i c_i d^2 ln L_i / d theta^2`` (5, 5) of :func:`chinchilla_log_loss` from its closed-form Jacobian
-    ``J`` (:func:`_chinchilla_value_and_jacobian`) and weights ``c`` (n,), no input checks.
+def _chinchilla_weighted_curvature(J: Array, c: Array, X: Covariates) -> tuple[Array, Array]:
+    """``sum_i c_i d^2 ln L_i / d theta^2`` of :func:`chinchilla_log_loss` as ``(B, a)`` with the sum equal to
+    ``B + J^T diag(a) J``, from its closed-form Jacobian ``J`` (:func:`_chinchilla_value_and_jacobian`) and
+    weights ``c`` (n,); no input checks.
 
     ``ln L = LSE(u)`` with ``u_k = m_k^T theta + const`` affine in theta (``m_1 = (1, 0, 0, -ln N, 0)``,
     ``m_2 = (0, 1, 0, 0, -ln D)``, ``m_3 = (0, 0, 1, 0, 0)``), so its Hessian is
-    ``sum_k w_k m_k m_k^T - J_i J_i^T`` with the softmax weights ``w = (J_i1, J_i2, J_i3)``. Weighted by ``c``,
-    the first term has seven nonzero entries, six of them from ``q = J^T c``; no exponential is evaluated.
+    ``sum_k w_k m_k m_k^T - J_i J_i^T`` with the softmax weights ``w = (J_i1, J_i2, J_i3)``: ``a = -c``, and
+    ``B = sum_i c_i sum_k w_ik m_k m_k^T`` has seven nonzero entries, five of them from ``q = J^T c``. No
+    exponential is evaluated.
     """
     q = J.T @ c
     caa = -jnp.sum(c * J[:, 3] * X.log_N)  # sum_i c_i w_1 (ln N_i)^2
     cbb = -jnp.sum(c * J[:, 4] * X.log_D)  # sum_i c_i w_2 (ln D_i)^2
     zero = jnp.zeros_like(caa)
-    first = jnp.stack([
+    B = jnp.stack([
         jnp.stack([q[0], zero, zero, q[3], zero]),
         jnp.stack([zero, q[1], zero, zero, q[4]]),
         jnp.stack([zero, zero, q[2], zero, zero]),
         jnp.stack([q[3], zero, zero, caa, zero]),
         jnp.stack([zero, q[4], zero, zero, cbb]),
     ])
-    return first - J.T @ (c[:, None] * J)
+    return B, -c
 
 
 VALUE_AND_JACOBIAN: dict[Callable, Callable[[Any, Covariates], tuple[Array, Array]]] = {
@@ -455,12 +457,13 @@ VALUE_AND_JACOBIAN: dict[Callable, Callable[[Any, Covariates], tuple[Array, Arra
 """``log_loss`` -> ``(theta, X) -> (ln L (n,), d ln L / d theta (n, p))`` in closed form (columns in
 ``ravel_pytree`` order), where one is known; the fits use it instead of forward-mode autodiff."""
 
-WEIGHTED_CURVATURE: dict[Callable, Callable[[Array, Array, Covariates], Array]] = {
+WEIGHTED_CURVATURE: dict[Callable, Callable[[Array, Array, Covariates], tuple[Array, Array]]] = {
     chinchilla_log_loss: _chinchilla_weighted_curvature,
 }
-"""``log_loss`` -> ``(J, c, X) -> sum_i c_i d^2 ln L_i / d theta^2`` (p, p) in closed form from the Jacobian ``J``
-of :data:`VALUE_AND_JACOBIAN` (same law, same column order), where one is known; the Levenberg-Marquardt step
-uses it instead of an autodiff Hessian."""
+"""``log_loss`` -> ``(J, c, X) -> (B (p, p), a (n,))`` with ``sum_i c_i d^2 ln L_i / d theta^2 = B + J^T diag(a) J``,
+in closed form from the Jacobian ``J`` of :data:`VALUE_AND_JACOBIAN` (same law, same column order), where one is
+known; the Levenberg-Marquardt step uses it instead of an autodiff Hessian, folding ``a`` into the weights of its
+one ``J^T diag(.) J`` product."""
 
 LAWS: dict[str, Callable[[Any, Covariates], Array]] = {
     "chinchilla": chinchilla_log_loss,
