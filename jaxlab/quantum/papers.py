@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from jaxlab.core.citations import register_paper
 
-__all__ = ["DUFFY", "NTK", "QNTK", "RAHAMAN", "SAP", "SCHULD", "TANCIK"]
+__all__ = ["ADJOINT", "DUFFY", "NTK", "QNTK", "RAHAMAN", "SAP", "SCHULD", "TANCIK"]
 
 SAP = "xu2024spectral"
 SCHULD = "schuld2021encoding"
@@ -13,6 +13,7 @@ NTK = "jacot2018ntk"
 RAHAMAN = "rahaman2019spectral"
 TANCIK = "tancik2020fourier"
 DUFFY = "duffy2025spectralbias"
+ADJOINT = "jones2020adjoint"
 
 register_paper(
     SAP,
@@ -100,5 +101,16 @@ register_paper(
   author = {Duffy, Callum and Jastrzebski, Marcin},
   journal = {arXiv preprint arXiv:2506.22555},
   year = {2025},
+}""",
+)
+
+register_paper(
+    ADJOINT,
+    """
+@article{jones2020adjoint,
+  title = {Efficient calculation of gradients in classical simulations of variational quantum algorithms},
+  author = {Jones, Tyson and Gacon, Julien},
+  journal = {arXiv preprint arXiv:2009.02823},
+  year = {2020},
 }""",
 )

@@ -17,10 +17,21 @@ Model, for ``x ∈ ℝ``:
   a Pauli sum such as ``"0.5*ZZI + 0.5*IZZ"``, or a tuple of ``(coefficient, string)`` pairs.
 
 Parameters ``θ ∈ ℝ^{(L+1)×n×3}``. Simulation: the encoding gate of a layer is multiplied into the next block's
-``Rot`` (one 2×2 matrix per qubit and layer), the CNOT ring is one fixed permutation of the 2^n amplitudes
-(a gather), a CZ ring one sign vector, and the L identical layers run under ``lax.scan`` so compile time does
-not grow with L. A Z-diagonal observable is one weighted sum of |ψ|². The complex dtype follows ``params``
-(float32 -> complex64, float64 -> complex128).
+``Rot`` (one 2×2 matrix V_{l,q} per qubit and layer), the gates of a block are applied one pair of neighbouring
+qubits at a time (their 4×4 Kronecker product as four scaled sums of slices of the state: one pass, 2 complex
+multiply-adds per amplitude and qubit), the CNOT ring is one fixed permutation of the 2^n amplitudes (a
+gather), a CZ ring one sign vector, and the L + 1 blocks run under ``lax.scan`` so compile time does not grow
+with L. A Z-diagonal observable is one weighted sum of |ψ|². The complex dtype follows ``params`` (float32 ->
+complex64, float64 -> complex128).
+
+Gradient: the adjoint method (Jones, Gacon, "Efficient calculation of gradients in classical simulations of
+variational quantum algorithms", arXiv:2009.02823), as the derivative rule of f as a function of the gates V.
+With φ = Oψ, ḟ = 2 Re ⟨φ|ψ̇⟩. Let k_l be the state right after block l's gates and φ_l = (E V_L ⋯ E)† φ the
+bra at the same point (E the entangler). The gates of a block act on distinct qubits and commute, so
+[derived] ḟ = 2 Re Σ_{l,q} Σ_{ij} A_{l,q}[i, j] V̇_{l,q}[i, j] with A_{l,q} = H_{l,q} conj(V_{l,q}) and
+H_{l,q}[i, j] = Σ_rest conj(φ_l)[.., i, ..] k_l[.., j, ..], the one-qubit cross density of (φ_l, k_l). One
+forward pass (keeping the L + 1 states k_l), one backward pass over φ and one reduction per block give the
+whole gradient; forward mode (``jax.jvp``) uses the same rule.
 
 :func:`param_shift_grad` is the parameter-shift reference ``∂_j f = ½[f(θ + π/2 e_j) − f(θ − π/2 e_j)]``, exact
 here because every parameter enters one gate ``exp(-i θ_j P / 2)``.
@@ -40,8 +51,8 @@ from jaxtyping import Array, Complex, Float
 
 from jaxlab.core.citations import cites
 from jaxlab.core.validation import as_array, check_finite, check_int, check_positive, is_concrete
-from jaxlab.quantum.gates import rot, rx, ry, rz
-from jaxlab.quantum.papers import SAP, SCHULD
+from jaxlab.quantum.gates import PAULI_X, PAULI_Y, PAULI_Z, apply_1q, rot, rx, ry, rz
+from jaxlab.quantum.papers import ADJOINT, SAP, SCHULD
 from jaxlab.quantum.statevector import check_pauli, expval_pauli, pauli_diagonal
 
 __all__ = [
@@ -63,6 +74,7 @@ ENCODINGS = ("rx", "ry", "rz")
 SCALES = ("unary", "binary", "ternary")
 ENTANGLERS = ("cnot_ring", "cz_ring", "none")
 BLOCKS = ("rot",)
+_PAULIS = {"X": PAULI_X, "Y": PAULI_Y, "Z": PAULI_Z}
 
 
 class QNNConfig(NamedTuple):
@@ -197,6 +209,7 @@ def observable_norm(cfg: QNNConfig) -> float:
 class _Structure(NamedTuple):
     beta: np.ndarray
     perm: np.ndarray | None  # CNOT ring as a gather index on the flat state
+    inv_perm: np.ndarray | None  # its inverse
     cz_signs: np.ndarray | None  # CZ ring as a ±1 vector
     obs_diag: np.ndarray | None  # observable diagonal when it has only I/Z letters
     terms: tuple
@@ -216,7 +229,7 @@ def _ring(n: int) -> list[tuple[int, int]]:
 def _structure(cfg: QNNConfig) -> _Structure:
     n = cfg.n_qubits
     beta = encoding_scales(cfg)
-    perm = signs = None
+    perm = inv_perm = signs = None
     bits = _bits(n)
     if cfg.entangler == "cnot_ring" and n > 1:
         # Track where each basis state goes: |b> -> |F(b)>; then psi'[F(b)] = psi[b], i.e. psi' = psi[F^{-1}].
@@ -225,6 +238,7 @@ def _structure(cfg: QNNConfig) -> _Structure:
             b[:, t] ^= b[:, c]
         image = b @ (1 << (n - 1 - np.arange(n)))
         perm = np.argsort(image).astype(np.int32)  # psi' = psi[perm]
+        inv_perm = np.argsort(perm).astype(np.int32)
     elif cfg.entangler == "cz_ring" and n > 1:
         signs = np.ones(2**n)
         for c, t in _ring(n):
@@ -233,23 +247,26 @@ def _structure(cfg: QNNConfig) -> _Structure:
     diag = None
     if all(set(p) <= {"I", "Z"} for _, p in terms):
         diag = sum(c * pauli_diagonal(p) for c, p in terms)
-    return _Structure(beta, perm, signs, diag, terms)
+    return _Structure(beta, perm, inv_perm, signs, diag, terms)
 
 
 def _permute(v: jax.Array, perm: np.ndarray) -> jax.Array:
-    """``v[perm]`` for a permutation ``perm`` (unique indices, so the reverse-mode scatter needs no accumulation)."""
-    return v.at[perm].get(unique_indices=True, mode="promise_in_bounds")
+    """``v[..., perm]`` for a permutation ``perm`` (unique indices: a plain gather, and a reverse-mode scatter
+    without accumulation)."""
+    return v.at[..., perm].get(unique_indices=True, mode="promise_in_bounds")
 
 
-def _entangle(psi: jax.Array, st: _Structure) -> jax.Array:
+def _entangle(psi: jax.Array, st: _Structure, inverse: bool = False) -> jax.Array:
+    """The entangler on flat states ``(..., 2^n)`` (its inverse with ``inverse``): the CNOT ring's permutation,
+    the CZ ring's signs (self-inverse) or nothing."""
     if st.perm is not None:
-        return _permute(psi.reshape(-1), st.perm).reshape(psi.shape)
+        return _permute(psi, st.inv_perm if inverse else st.perm)
     if st.cz_signs is not None:
-        return psi * jnp.asarray(st.cz_signs, jnp.real(psi).dtype).reshape(psi.shape)
+        return psi * jnp.asarray(st.cz_signs, jnp.real(psi).dtype)
     return psi
 
 
-def _groups(n: int, max_size: int = 5) -> list[tuple[int, int]]:
+def _groups(n: int, max_size: int = 2) -> list[tuple[int, int]]:
     """Split qubits 0..n-1 into ``ceil(n / max_size)`` contiguous groups of near-equal size ``(start, size)``."""
     g = -(-n // max_size)
     sizes = [n // g + (i < n % g) for i in range(g)]
@@ -265,23 +282,44 @@ def _kron(U: jax.Array) -> jax.Array:
     return M
 
 
-def _layer(psi: jax.Array, U: jax.Array, st: _Structure) -> jax.Array:
-    """⊗_q U[q] (``U`` of shape ``(n, 2, 2)``), then the entangler.
+def _apply_group(psi: jax.Array, M: jax.Array, a: int, k: int, n: int) -> jax.Array:
+    """``M`` (``2^k × 2^k``) on qubits a..a+k-1 of flat states ``(..., 2^n)``: ψ'[.., i, ..] = Σ_j M[i, j] ψ[.., j, ..]
+    on the free reshape ``(..., 2^a, 2^k, 2^{n-a-k})``.
 
-    The product of the n single-qubit gates is applied group by group: each group of ≤ 5 neighbouring qubits is
-    one ``2^k × 2^k`` Kronecker matrix contracted with the state's axis of size 2^k (a matmul), so a layer is a
-    few matmuls instead of n small passes; that keeps XLA's compile time and dispatch count low.
+    Written as 2^k scaled sums of slices, which XLA fuses into one pass over the state without the transposes
+    of a matmul; with k <= 2 that is 2 complex multiply-adds per amplitude and qubit, half of what a ``16 × 16``
+    matmul over 4 qubits costs.
     """
-    n = psi.ndim
+    d = 2**k
+    s = psi.reshape(*psi.shape[:-1], 2**a, d, 2 ** (n - a - k))
+    cols = [s[..., j, :] for j in range(d)]
+    rows = []
+    for i in range(d):
+        r = M[i, 0] * cols[0]
+        for j in range(1, d):
+            r = r + M[i, j] * cols[j]
+        rows.append(r)
+    return jnp.stack(rows, axis=-2).reshape(psi.shape)
+
+
+def _gates(psi: jax.Array, V_l: jax.Array, n: int) -> jax.Array:
+    """⊗_q V_l[q] (``V_l`` of shape ``(n, 2, 2)``) on flat states, one pass per pair of neighbouring qubits."""
     for a, k in _groups(n):
-        M = _kron(U[a : a + k])
-        s = psi.reshape(2**a, 2**k, 2 ** (n - a - k))
-        psi = jnp.einsum("ab,ibj->iaj", M, s).reshape(psi.shape)
-    return _entangle(psi, st)
+        psi = _apply_group(psi, _kron(V_l[a : a + k]), a, k, n)
+    return psi
 
 
-def _block(theta_l: jax.Array) -> jax.Array:
-    return rot(theta_l[:, 0], theta_l[:, 1], theta_l[:, 2])
+def _reduced_cross(H: jax.Array, k: int) -> list[jax.Array]:
+    """The one-qubit cross densities inside a group of k qubits: from H[I, J] = Σ_rest conj(φ)[.., I, ..] k[.., J, ..]
+    (I, J multi-indices of the group), H_q[i, j] = Σ_r H[(r with i at q), (r with j at q)] for each qubit q."""
+    T = H.reshape((2,) * (2 * k))
+    letters = "abcdefgh"[:k]
+    out = []
+    for q in range(k):
+        rows = "".join("I" if p == q else c for p, c in enumerate(letters))
+        cols = "".join("J" if p == q else c for p, c in enumerate(letters))
+        out.append(jnp.einsum(f"{rows}{cols}->IJ", T))
+    return out
 
 
 def _check_params(params, cfg: QNNConfig, finite: bool = True) -> jax.Array:
@@ -307,31 +345,108 @@ def _with_value_checks(impl: Callable, params: jax.Array, x: jax.Array, cfg: QNN
     return impl(check_finite(params, "params"), check_finite(x, "x"), cfg)
 
 
-@functools.partial(jax.jit, static_argnums=2)
-def _state_impl(params: jax.Array, x: jax.Array, cfg: QNNConfig) -> jax.Array:
+def _matrices(params: jax.Array, x: jax.Array, cfg: QNNConfig) -> jax.Array:
+    """The one ``2 × 2`` gate per block and qubit, ``(L + 1, n, 2, 2)``: V_0 = Rot(θ_0), V_l = Rot(θ_l) S(x)."""
     st = _structure(cfg)
     dt = jnp.result_type(params.dtype, x.dtype)
     params, x = params.astype(dt), x.astype(dt)
-    n = cfg.n_qubits
-    psi = jnp.zeros((2,) * n, jnp.result_type(dt, jnp.complex64)).at[(0,) * n].set(1)
-    psi = _layer(psi, _block(params[0]), st)
+    W = rot(params[..., 0], params[..., 1], params[..., 2])
     enc = {"rx": rx, "ry": ry, "rz": rz}[cfg.encoding](x * jnp.asarray(st.beta, dt))  # S(x), (n, 2, 2)
+    return jnp.concatenate([W[:1], W[1:] @ enc])
 
-    def body(psi, theta_l):
-        return _layer(psi, _block(theta_l) @ enc, st), None
 
-    psi, _ = jax.lax.scan(body, psi, params[1:])
-    return psi
+def _run(V: jax.Array, cfg: QNNConfig, keep: bool = False) -> jax.Array | tuple[jax.Array, jax.Array]:
+    """ψ = E V_L ⋯ E V_0 |0…0⟩ as a flat ``(2^n,)`` state (E the entangler), the L + 1 blocks under ``lax.scan``;
+    with ``keep``, also the ``(L + 1, 2^n)`` states right after each block's gates (before its entangler)."""
+    st, n = _structure(cfg), cfg.n_qubits
+    psi = jnp.zeros(2**n, V.dtype).at[0].set(1)
+
+    def body(psi, V_l):
+        psi = _gates(psi, V_l, n)
+        return _entangle(psi, st), psi if keep else None
+
+    psi, kets = jax.lax.scan(body, psi, V)
+    return (psi, kets) if keep else psi
+
+
+def _observe(psi: jax.Array, cfg: QNNConfig) -> jax.Array:
+    """⟨ψ|O|ψ⟩ for a flat state: a Z-diagonal O is one weighted sum of |ψ|²."""
+    st = _structure(cfg)
+    if st.obs_diag is not None:
+        p = jnp.abs(psi) ** 2
+        return jnp.sum(p * jnp.asarray(st.obs_diag, p.dtype))
+    return sum(c * expval_pauli(psi.reshape((2,) * cfg.n_qubits), p) for c, p in st.terms)
+
+
+def _apply_observable(psi: jax.Array, cfg: QNNConfig) -> jax.Array:
+    """O ψ for a flat state, O = Σ_k c_k P_k."""
+    st, n = _structure(cfg), cfg.n_qubits
+    if st.obs_diag is not None:
+        return psi * jnp.asarray(st.obs_diag, jnp.real(psi).dtype)
+    out = jnp.zeros_like(psi)
+    for c, pauli in st.terms:
+        phi = psi.reshape((2,) * n)
+        for q, letter in enumerate(pauli):
+            if letter != "I":
+                phi = apply_1q(phi, jnp.asarray(_PAULIS[letter], psi.dtype), q)
+        out = out + c * phi.reshape(-1)
+    return out
+
+
+def _value_and_adjoint(V: jax.Array, cfg: QNNConfig) -> tuple[jax.Array, jax.Array]:
+    """f = ⟨ψ|O|ψ⟩ and the coefficients A of its differential, ḟ = 2 Re Σ A ⊙ V̇, by the adjoint method.
+
+    With ψ = U|0⟩ and φ = Oψ, ḟ = 2 Re ⟨φ|ψ̇⟩. Let k_l be the state right after block l's gates (kept from the
+    forward pass) and φ_l the bra there, φ_l = (everything after)† O ψ, obtained by un-applying the gates from
+    φ = Oψ backwards. The gates of one block act on distinct qubits and commute, so V̇_{l,q} contributes
+    ⟨φ_l| (V̇ V†)_q |k_l⟩ and A_{l,q} = H_{l,q} conj(V_{l,q}), with H_{l,q}[i, j] = Σ_rest conj(φ_l)[.., i, ..]
+    k_l[.., j, ..] the one-qubit cross density of the pair. Cost: one forward pass, one backward pass over φ
+    and one reduction per group of qubits and block.
+    """
+    st, n = _structure(cfg), cfg.n_qubits
+    psi, kets = _run(V, cfg, keep=True)
+
+    def coefficients(bra: jax.Array, k_l: jax.Array, V_l: jax.Array) -> jax.Array:  # bra = conj(φ_l)
+        A = []
+        for a, k in _groups(n, 4):
+            H = jnp.einsum("xiy,xjy->ij", bra.reshape(2**a, 2**k, -1), k_l.reshape(2**a, 2**k, -1))
+            A += [h @ jnp.conj(u) for h, u in zip(_reduced_cross(H, k), V_l[a : a + k], strict=True)]
+        return jnp.stack(A)
+
+    def body(phi, layer):  # phi: the bra after block l and its entangler
+        V_l, k_l = layer
+        phi = _entangle(phi, st, inverse=True)
+        A_l = coefficients(jnp.conj(phi), k_l, V_l)
+        for a, k in _groups(n):
+            phi = _apply_group(phi, jnp.conj(_kron(V_l[a : a + k])).T, a, k, n)
+        return phi, A_l
+
+    _, A = jax.lax.scan(body, _apply_observable(psi, cfg), (V, kets), reverse=True)
+    return _observe(psi, cfg), A
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1,))
+def _expval(V: jax.Array, cfg: QNNConfig) -> jax.Array:
+    """f = ⟨ψ|O|ψ⟩ as a function of the gates ``V``. Its derivative rule is :func:`_value_and_adjoint`: reverse mode
+    costs about three forward passes and keeps L + 1 states (autodiff through the passes would keep one per pair
+    of qubits and transpose every slice), and forward mode (``jvp``, nested too) runs through the same rule."""
+    return _observe(_run(V, cfg), cfg)
+
+
+@_expval.defjvp
+def _expval_jvp(cfg: QNNConfig, primals: tuple, tangents: tuple) -> tuple[jax.Array, jax.Array]:
+    f, A = _value_and_adjoint(primals[0], cfg)
+    return f, 2 * jnp.real(jnp.sum(A * tangents[0]))
+
+
+@functools.partial(jax.jit, static_argnums=2)
+def _state_impl(params: jax.Array, x: jax.Array, cfg: QNNConfig) -> jax.Array:
+    return _run(_matrices(params, x, cfg), cfg).reshape((2,) * cfg.n_qubits)
 
 
 @functools.partial(jax.jit, static_argnums=2)
 def _apply_impl(params: jax.Array, x: jax.Array, cfg: QNNConfig) -> jax.Array:
-    psi = _state_impl(params, x, cfg)
-    st = _structure(cfg)
-    if st.obs_diag is not None:
-        p = jnp.abs(psi.reshape(-1)) ** 2
-        return jnp.sum(p * jnp.asarray(st.obs_diag, p.dtype))
-    return sum(c * expval_pauli(psi, p) for c, p in st.terms)
+    return _expval(_matrices(params, x, cfg), cfg)
 
 
 @functools.lru_cache(maxsize=256)
@@ -373,7 +488,7 @@ def qnn_state(params: Float[Array, "Lp1 n 3"], x: Float[Array, ""], cfg: QNNConf
     return _checked_call(_state_impl, params, x, cfg)
 
 
-@cites(SAP, SCHULD)
+@cites(SAP, SCHULD, ADJOINT)
 def qnn_apply(params: Float[Array, "Lp1 n 3"], x: Float[Array, ""], cfg: QNNConfig) -> Float[Array, ""]:
     """The QNN's output f_θ(x) = ⟨ψ(x, θ)| O |ψ(x, θ)⟩, a finite Fourier series in x.
 

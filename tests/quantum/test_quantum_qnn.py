@@ -107,3 +107,19 @@ def test_bad_inputs_raise():
         qnn_apply(p, 0.1, good._replace(entangler="swap"))
     with pytest.raises(ValueError, match="scale must be > 0"):
         init_qnn_params(jax.random.key(0), good, scale=-1.0)
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: f"n{c.n_qubits}L{c.n_layers}{c.encoding}{c.entangler}")
+def test_adjoint_gradient_matches_parameter_shift_and_jvp(cfg):
+    """The adjoint rule of qnn_apply (reverse and forward mode, in θ and x) against the parameter-shift rule,
+    which only evaluates the circuit, and against central differences in x on the dense reference."""
+    p = init_qnn_params(jax.random.key(cfg.n_qubits + 7), cfg)
+    x = 0.29 * cfg.n_qubits
+    g_p, g_x = jax.jit(jax.grad(qnn_apply, argnums=(0, 1)), static_argnums=2)(p, x, cfg)
+    np.testing.assert_allclose(np.asarray(g_p), np.asarray(param_shift_grad(p, x, cfg)), atol=1e-12)
+    h = 1e-6
+    fd_x = (dense_qnn(p, x + h, cfg) - dense_qnn(p, x - h, cfg)) / (2 * h)
+    assert float(g_x) == pytest.approx(fd_x, abs=1e-8)
+    t = jax.random.normal(jax.random.key(3), p.shape)
+    _, jvp = jax.jvp(lambda q, y: qnn_apply(q, y, cfg), (p, jnp.asarray(x)), (t, jnp.asarray(0.5)))
+    assert float(jvp) == pytest.approx(float(jnp.sum(g_p * t) + 0.5 * g_x), abs=1e-12)
