@@ -414,15 +414,23 @@ def _chinchilla_value_and_jacobian(p: ChinchillaParams, X: Covariates) -> tuple[
 
     With ``u = (a - alpha ln N, b - beta ln D, e)`` and ``ln L = LSE(u)``, the softmax weights ``w = softmax(u)``
     give ``d ln L / d(a, b, e, alpha, beta) = (w_1, w_2, w_3, -w_1 ln N, -w_2 ln D)``: the columns in the field
-    order of :class:`ChinchillaParams` (that of ``ravel_pytree``). Three exponentials and one logarithm per
-    point, against about three times the work for forward-mode autodiff of ``logsumexp``.
+    order of :class:`ChinchillaParams` (that of ``ravel_pytree``). With ``m = max(u)`` the largest term is
+    ``exp(0) = 1`` exactly, so two exponentials (of the other two gaps ``lo <= mid <= 0``) and one logarithm per
+    point suffice, against about three times the work for forward-mode autodiff of ``logsumexp``.
     """
     u1 = p.a - p.alpha * X.log_N
     u2 = p.b - p.beta * X.log_D
     m = jnp.maximum(jnp.maximum(u1, u2), p.e)
-    e1, e2, e3 = jnp.exp(u1 - m), jnp.exp(u2 - m), jnp.exp(p.e - m)
-    s = e1 + e2 + e3
-    w1, w2, w3 = e1 / s, e2 / s, e3 / s
+    d1, d2, d3 = u1 - m, u2 - m, p.e - m  # <= 0, one of them exactly 0
+    lo = jnp.minimum(jnp.minimum(d1, d2), d3)
+    mid = jnp.maximum(jnp.minimum(d1, d2), jnp.minimum(jnp.maximum(d1, d2), d3))  # the median gap
+    e_lo, e_mid = jnp.exp(lo), jnp.exp(mid)
+    s = 1 + e_mid + e_lo
+
+    def term(dk):  # exp(dk) from the two exponentials (ties take equal values either way)
+        return jnp.where(dk == 0, 1.0, jnp.where(dk == lo, e_lo, e_mid))
+
+    w1, w2, w3 = term(d1) / s, term(d2) / s, term(d3) / s
     return m + jnp.log(s), jnp.stack([w1, w2, w3, -w1 * X.log_N, -w2 * X.log_D], axis=-1)
 
 
