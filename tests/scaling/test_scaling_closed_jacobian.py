@@ -4,6 +4,7 @@ Huber LM step switches to the exact Hessian at small damping."""
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 from jax.flatten_util import ravel_pytree
 
 from jaxlab.scaling import ChinchillaParams, covariates, load_chinchilla
@@ -68,3 +69,17 @@ def test_huber_lm_switches_to_the_exact_hessian_when_the_damping_is_small():
             np.testing.assert_allclose(ravel_pytree(new.theta)[0], expected, rtol=1e-9)
         else:
             raise AssertionError(f"the step at lam = {lam} was rejected")
+
+
+def test_a_rejected_exact_step_hands_the_next_step_to_the_irls_model():
+    from jaxlab.scaling import fit as F
+
+    d = load_chinchilla()
+    X, log_L = covariates(d.N, d.D), jnp.log(d.L)
+    theta = ChinchillaParams(*(jnp.asarray(v) for v in (6.1, 7.6, 0.6, 0.35, 0.37)))  # away from the optimum
+    s0 = F.lm_init("chinchilla", theta, X, log_L, huber_delta=1e-3)._replace(lam=jnp.asarray(1e-9))
+    new = F.lm_step("chinchilla", s0, X, log_L, 1e-3)
+    assert float(new.value) == float(s0.value)  # the Newton step from here increases F: rejected
+    assert float(new.lam) == pytest.approx(1e-5)  # max(10 lam, 1e-5): above the 1e-6 switch, so the next model is IRLS
+    nxt = F.lm_step("chinchilla", new, X, log_L, 1e-3)
+    assert float(nxt.value) < float(s0.value) and float(nxt.lam) == pytest.approx(1e-6)  # IRLS step accepted
