@@ -139,15 +139,16 @@ def pixel_solid_angle_weights(H_p: int, dtype=None) -> Float[Array, " H_p"]:
 def _march(shape, origin, dirs, step, n_samples):
     """Sample distances (S,), flat voxel indices (..., S) (0 outside) and the inside mask (..., S)."""
     t = (jnp.arange(n_samples, dtype=dirs.dtype) + 0.5) * step
-    pts = origin + dirs[..., None, :] * t[:, None]
-    idx = jnp.floor(pts).astype(jnp.int32)
-    dims = jnp.asarray(shape, jnp.int32)
-    inside = jnp.all((idx >= 0) & (idx < dims), axis=-1)
-    flat = (idx[..., 0] * shape[1] + idx[..., 1]) * shape[2] + idx[..., 2]
+    # One axis at a time, (..., S) each: an interleaved (..., S, 3) position array defeats XLA's vectorisation.
+    idx = [jnp.floor(origin[k] + dirs[..., k, None] * t).astype(jnp.int32) for k in range(3)]
+    inside = (idx[0] >= 0) & (idx[0] < shape[0])
+    for k in (1, 2):
+        inside = inside & (idx[k] >= 0) & (idx[k] < shape[k])
+    flat = (idx[0] * shape[1] + idx[1]) * shape[2] + idx[2]
     return t, jnp.where(inside, flat, 0), inside
 
 
-def _accumulate(alpha_field, origin, dirs, step, n_samples, outside=1.0, wfeat=None, vfeat=None, chunk=8):
+def _accumulate(alpha_field, origin, dirs, step, n_samples, outside=1.0, wfeat=None, vfeat=None, chunk=16):
     """Front-to-back compositing without materialising per-sample arrays.
 
     Marches ``chunk`` samples at a time under ``lax.scan`` (the chunk's products unrolled, so XLA fuses them)
@@ -172,14 +173,17 @@ def _accumulate(alpha_field, origin, dirs, step, n_samples, outside=1.0, wfeat=N
     cv = 0 if vfeat is None else vfeat.shape[-1]
     n_chunks = -(-n_samples // chunk)
     dnums = jax.lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
+    # Padded-grid coordinates, one axis at a time: the (..., chunk) index arithmetic then vectorises, where an
+    # interleaved (..., chunk, 3) position array made the fused gather about 5x slower.
+    o = [origin[k] + 1.0 for k in range(3)]
+    d = [dirs[..., k, None] for k in range(3)]
 
     def body(carry, ci):
         T, D, A, W, V = carry
         j = ci * chunk + jnp.arange(chunk)
         t = (j.astype(dtype) + 0.5) * step
-        pts = origin + 1.0 + dirs[..., None, :] * t[:, None]
-        idx = jnp.clip(jnp.floor(pts), 0, jnp.asarray(n, dtype) - 1).astype(jnp.int32)
-        flat = (idx[..., 0] * n[1] + idx[..., 1]) * n[2] + idx[..., 2]
+        idx = [jnp.clip(jnp.floor(o[k] + d[k] * t), 0, n[k] - 1).astype(jnp.int32) for k in range(3)]
+        flat = (idx[0] * n[1] + idx[1]) * n[2] + idx[2]
         vals = jax.lax.gather(rows, flat.reshape(-1, 1), dnums, (1, rows.shape[-1]), mode="promise_in_bounds")
         vals = vals.reshape(*flat.shape, -1)
         if n_samples % chunk:
@@ -281,8 +285,8 @@ def raycast_depth(prob_field: Float[Array, "X Y Z"], origin: Float[Array, " 3"],
                   step: float, n_samples: int, outside: float = 1.0) -> tuple[Float[Array, "..."], Float[Array, "..."]]:
     """Expected depth ``D`` and opacity ``A`` of :func:`raycast` without the per-sample arrays.
 
-    The samples are composited in chunks inside a ``lax.scan`` (about 2x faster on CPU, and memory independent of
-    ``S``); the result equals :func:`raycast`'s ``depth`` and ``opacity`` up to rounding.
+    The samples are composited in chunks inside a ``lax.scan`` (about 3x faster on CPU than :func:`raycast`, and
+    memory independent of ``S``); the result equals :func:`raycast`'s ``depth`` and ``opacity`` up to rounding.
 
     Args:
       prob_field: ``(X, Y, Z)`` float array of occupancy probabilities in [0, 1].
