@@ -82,6 +82,20 @@ def test_engine_equals_routed_reference_decode(models, workload, reference, poli
         assert stats.mean_batch == (1.0, 1.0)
 
 
+@pytest.mark.parametrize("policy", ["async_delayed", "async_greedy"])
+def test_step_token_budget_keeps_outputs_and_bounds_batches(models, workload, reference, policy):
+    prompts, route = workload
+    kw = dict(batch_threshold=3, timeout=1e9) if policy == "async_delayed" else {}
+    runs = {b: TokenRouterEngine(models, route, n_slots=4, policy=policy, token_buckets=(32,), max_step_tokens=b,
+                                 **kw).run(prompts, 10) for b in (1, 6, None)}
+    for out, stats in runs.values():
+        assert all(np.array_equal(a, b) for a, b in zip(out, reference, strict=True))
+        assert stats.tokens == 70
+    assert runs[1][1].mean_batch == (1.0, 1.0)  # every request brings >= 1 token: one request per step
+    assert max(runs[None][1].mean_batch) > 1.0
+    assert sum(runs[6][1].steps) >= sum(runs[None][1].steps)
+
+
 def test_routing_really_uses_both_models(models, workload, reference):
     prompts, _ = workload
     only = [reference_decode(models, table_router(np.full((7, T), k)), prompts, 10) for k in (0, 1)]
@@ -117,6 +131,8 @@ def test_bad_inputs(models, workload):
         TokenRouterEngine(models, route, n_slots=2)
     with pytest.raises(ValueError, match="timeout"):
         TokenRouterEngine(models, route, n_slots=2, batch_threshold=1, timeout=-1.0)
+    with pytest.raises(ValueError, match="max_step_tokens"):
+        TokenRouterEngine(models, route, n_slots=2, policy="async_greedy", max_step_tokens=0)
     with pytest.raises(ValueError, match="policy"):
         TokenRouterEngine(models, route, n_slots=2, policy="fifo")
     s = models[0]
