@@ -29,8 +29,9 @@ Two implementations of the same recursion (``method``):
 - ``"solve"``: carry ``A_t`` (:class:`VAWGramState`) and solve by LU, O(d^3) per step (Cholesky gives NaN
   in float32 on ill-conditioned Grams, LU stays within 0.05% of float64 on our check). One sequence calls
   LAPACK (``jnp.linalg.solve``); under ``vmap`` with ``d <= 16`` the same elimination (partial pivoting, then
-  back substitution) runs as array operations on all sequences at once, which on CPU is about twice as fast
-  as one LAPACK call per sequence and step; results agree to float rounding.
+  back substitution) runs as array operations on all sequences at once (``jaxlab.core.linalg.solve``),
+  which on CPU is about twice as fast as one LAPACK call per sequence and step; results agree to float
+  rounding.
 - ``"auto"`` picks Sherman-Morrison in float64 and the solve in lower precision.
 
 Iteration: :func:`vaw_algorithm` / :func:`ridge_ftl_algorithm` return an :class:`~jaxlab.core.Algorithm`
@@ -50,6 +51,7 @@ import jax.numpy as jnp
 import jaxlab.online.papers  # noqa: F401  (registers the BibTeX entries)
 from jaxlab.core.algorithm import Algorithm, register_algorithm
 from jaxlab.core.citations import cites
+from jaxlab.core.linalg import solve
 from jaxlab.core.loop import run as scan_run
 from jaxlab.core.types import Array, Float, Int
 from jaxlab.core.validation import check_int, check_positive, tie_finite_checks
@@ -157,66 +159,6 @@ def init(dim: int, lam: float, *, num_outputs: int = 1, dtype=None,
     return VAWGramState(jnp.asarray(lam, dtype) * eye, b, t)
 
 
-# Under vmap XLA calls LAPACK's LU once per sequence and step, then a pivot-permutation loop and two
-# triangular solves per matrix; at d = 16 that per-call overhead is most of the cost. The same elimination in
-# array operations runs on every sequence at once: 64 sequences x 1024 steps at d = 16 take 69 ms against 168 ms
-# for the per-matrix path (numpy's batched solve: 131 ms; one process, 2-core machine). The unrolled elimination
-# costs a few kernels per pivot and compile time growing with d: at d = 24 it is about as fast as LAPACK
-# (0.85-1.0x the time), at d = 32 mostly slower (0.9-1.9x over four noisy runs), so larger d keep LAPACK.
-_ELIMINATION_MAX_DIM = 16
-
-
-def _elimination_solve(A: Array, B: Array) -> Array:
-    """``A^{-1} B`` by Gaussian elimination with partial pivoting on ``[A | B]`` and back substitution.
-
-    LAPACK's ``getrf`` + ``getrs`` arithmetic (the pivot is the first entry of largest modulus in its column),
-    in array operations so that ``vmap`` vectorises it across matrices.
-    """
-    d = A.shape[0]
-    M = jnp.concatenate([A, B], axis=1)
-    rows = []
-    for k in range(d):
-        p = jnp.argmax(jnp.abs(M[:, 0]))
-        pivot_row = M[p]
-        rows.append(jnp.pad(pivot_row, (k, 0)))
-        if k < d - 1:
-            M = jnp.where((jnp.arange(d - k) == p)[:, None], M[0], M)  # row p takes row 0's place
-            M = M[1:, 1:] - (M[1:, 0] / pivot_row[0])[:, None] * pivot_row[1:]
-    U = jnp.stack(rows)  # (d, d + r): the upper factor, then the forward-eliminated right-hand sides
-    X = jnp.zeros_like(B)
-    for i in reversed(range(d)):
-        X = X.at[i].set((U[i, d:] - jnp.sum(U[i, :d, None] * X, axis=0)) / U[i, i])
-    return X
-
-
-@jax.custom_batching.custom_vmap
-def _lu_solve(A: Array, B: Array) -> Array:
-    return jnp.linalg.solve(A, B)
-
-
-@_lu_solve.def_vmap
-def _lu_solve_vmap(axis_size: int, in_batched, A: Array, B: Array):
-    A, B = (x if batched else jnp.broadcast_to(x, (axis_size, *x.shape)) for x, batched in zip(
-        (A, B), in_batched, strict=True))
-    solve = _elimination_solve if A.shape[-1] <= _ELIMINATION_MAX_DIM else jnp.linalg.solve
-    return jax.vmap(solve)(A, B), True
-
-
-@jax.custom_jvp
-def _gram_solve(A: Array, B: Array) -> Array:
-    """``A^{-1} B`` by LU (LAPACK for one matrix, :func:`_elimination_solve` for a vmapped batch of small ones)."""
-    return _lu_solve(A, B)
-
-
-@_gram_solve.defjvp
-def _gram_solve_jvp(primals, tangents):
-    # custom_vmap has no reverse mode: the tangent dX = A^{-1} (dB - dA X) goes through jnp.linalg.solve.
-    A, B = primals
-    dA, dB = tangents
-    X = _gram_solve(A, B)
-    return X, jnp.linalg.solve(A, dB - dA @ X)
-
-
 def _forecast(state, a, current: bool):
     """Prediction, updated matrix and leverage; ``current`` puts ``a`` in the Gram first (VAW) or not (FTL)."""
     if isinstance(state, VAWState):
@@ -228,9 +170,9 @@ def _forecast(state, a, current: bool):
         return y_hat, P, s / (1 + s)
     A = state.A + jnp.outer(a, a)
     # LU rather than Cholesky: in float32 the accumulated Gram can lose definiteness to rounding (NaN).
-    x = _gram_solve(A if current else state.A, jnp.concatenate([state.b, a[:, None]], axis=1))
+    x = solve(A if current else state.A, jnp.concatenate([state.b, a[:, None]], axis=1))
     y_hat = x[:, :-1].T @ a
-    return y_hat, A, (a @ x[:, -1] if current else a @ _gram_solve(A, a[:, None])[:, 0])
+    return y_hat, A, (a @ x[:, -1] if current else a @ solve(A, a[:, None])[:, 0])
 
 
 @cites(*_PAPERS)

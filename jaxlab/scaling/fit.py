@@ -55,6 +55,7 @@ from jax.flatten_util import ravel_pytree
 from jaxlab.core.algorithm import Algorithm, register_algorithm
 from jaxlab.core.citations import cites
 from jaxlab.core.distributed import gather
+from jaxlab.core.linalg import solve
 from jaxlab.core.loop import RunTrace, run
 from jaxlab.core.sharding import sharded_vmap
 from jaxlab.core.types import Array, Float, Key
@@ -858,7 +859,8 @@ def lm_step(law: str | Callable, state: LMState, X: Covariates, log_L: Any, hube
         inlier = (jnp.abs(r) <= huber_delta).astype(r.dtype)  # rho''(r_i)
         H = J.T @ (jnp.where(exact, inlier + a, w)[:, None] * J) + jnp.where(exact, B, 0.0)
     d = jnp.diag(H)
-    step = jnp.linalg.solve(H + state.lam * jnp.diag(jnp.maximum(d, 1e-30 * jnp.max(d))), -g)
+    # LAPACK for one start; under vmap (the multistart) the same LU in array operations on every start at once
+    step = solve(H + state.lam * jnp.diag(jnp.maximum(d, 1e-30 * jnp.max(d))), -g)
     theta_new = unravel(flat + step)
     r_new, J_new = _residuals_and_jacobian(fn, flat + step, unravel, X, log_L)
     value_new = _loss_sum(r_new, huber_delta, None)

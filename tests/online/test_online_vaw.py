@@ -118,23 +118,6 @@ def test_multi_output_and_vmap(stream, runs):
     np.testing.assert_allclose(batch[0], runs[0][1].y_hat, atol=1e-10)
 
 
-def test_elimination_solve_pivots_like_lapack():
-    """The vmapped small-d solve (array-op elimination) equals numpy's LU solve, also where pivoting is
-    needed (a zero leading entry), and agrees with the unbatched LAPACK path when vmapped over A only."""
-    rng = np.random.default_rng(3)
-    A = rng.standard_normal((5, 6, 6))
-    A[:, 0, 0] = 0.0
-    B = rng.standard_normal((5, 6, 2))
-    np.testing.assert_allclose(vaw._elimination_solve(A[0], B[0]), np.linalg.solve(A[0], B[0]), rtol=1e-12)
-    batched = jax.jit(jax.vmap(vaw._gram_solve))(A, B)
-    np.testing.assert_allclose(batched, np.linalg.solve(A, B), rtol=1e-10, atol=1e-12)
-    shared_b = jax.vmap(vaw._gram_solve, in_axes=(0, None))(A, B[0])
-    np.testing.assert_allclose(shared_b, np.linalg.solve(A, B[0][None]), rtol=1e-10, atol=1e-12)
-    big = rng.standard_normal((3, vaw._ELIMINATION_MAX_DIM + 1, vaw._ELIMINATION_MAX_DIM + 1))
-    rhs = rng.standard_normal((3, vaw._ELIMINATION_MAX_DIM + 1, 1))
-    np.testing.assert_allclose(jax.vmap(vaw._gram_solve)(big, rhs), np.linalg.solve(big, rhs), rtol=1e-9)
-
-
 @pytest.mark.parametrize("algo", [vaw.run, vaw.ridge_ftl_run])
 def test_vmapped_float32_solve_path_matches_sequence_runs_and_float64(algo):
     """float32 under vmap (batched elimination) agrees with one LAPACK run per sequence to float32 rounding and
