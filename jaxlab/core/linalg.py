@@ -17,10 +17,16 @@ import jax.numpy as jnp
 
 from jaxlab.core.types import Array
 
-__all__ = ["ELIMINATION_MAX_DIM", "elimination_solve", "solve"]
+__all__ = ["ELIMINATION_MAX_BATCH", "ELIMINATION_MAX_DIM", "elimination_solve", "solve"]
 
 ELIMINATION_MAX_DIM = 16
 """Under ``vmap``, :func:`solve` eliminates in array operations up to this size and calls LAPACK above it."""
+
+ELIMINATION_MAX_BATCH = 512
+"""... and on batches of at most this many systems. The elimination's kernels work on the batch's leading axis
+with rows of length d as the vector axis, which stops paying on large batches: 100 solves of 5 x 5 systems
+take 0.021 / 0.025 ms (float32 / float64) per batch of 128 against LAPACK's 0.050 / 0.046 ms, but 0.76 / 0.33
+ms per batch of 1000 against 0.38 / 0.34 ms (one process, 2-core machine)."""
 
 
 def elimination_solve(A: Array, B: Array) -> Array:
@@ -63,8 +69,8 @@ def _lu_solve(A: Array, B: Array) -> Array:
 def _lu_solve_vmap(axis_size: int, in_batched, A: Array, B: Array):
     A, B = (x if batched else jnp.broadcast_to(x, (axis_size, *x.shape)) for x, batched in zip(
         (A, B), in_batched, strict=True))
-    inner = elimination_solve if A.shape[-1] <= ELIMINATION_MAX_DIM else jnp.linalg.solve
-    return jax.vmap(inner)(A, B), True
+    small = A.shape[-1] <= ELIMINATION_MAX_DIM and axis_size <= ELIMINATION_MAX_BATCH
+    return jax.vmap(elimination_solve if small else jnp.linalg.solve)(A, B), True
 
 
 @jax.custom_jvp
@@ -82,8 +88,9 @@ def _solve_jvp(primals, tangents):
 
 
 def solve(A: Array, B: Array) -> Array:
-    """``A^{-1} B`` by LU with partial pivoting: LAPACK for one system; under ``vmap`` (any depth) with
-    ``d <= ELIMINATION_MAX_DIM``, :func:`elimination_solve` on the whole batch in array operations.
+    """``A^{-1} B`` by LU with partial pivoting: LAPACK for one system; under ``vmap`` with
+    ``d <= ELIMINATION_MAX_DIM`` on a batch of at most ``ELIMINATION_MAX_BATCH`` systems (the innermost ``vmap``'s
+    size), :func:`elimination_solve` on the whole batch in array operations.
 
     The two paths do the same arithmetic up to rounding. Differentiable (forward and reverse mode): the tangent
     ``dX = A^{-1} (dB - dA X)`` goes through ``jnp.linalg.solve``.

@@ -5,7 +5,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.core.linalg import ELIMINATION_MAX_DIM, elimination_solve, solve
+from jaxlab.core.linalg import ELIMINATION_MAX_BATCH, ELIMINATION_MAX_DIM, elimination_solve, solve
 
 
 def test_elimination_solve_pivots_like_lapack():
@@ -25,7 +25,10 @@ def test_elimination_solve_pivots_like_lapack():
     big = rng.standard_normal((3, ELIMINATION_MAX_DIM + 1, ELIMINATION_MAX_DIM + 1))
     rhs = rng.standard_normal((3, ELIMINATION_MAX_DIM + 1, 1))
     np.testing.assert_allclose(jax.vmap(solve)(big, rhs), np.linalg.solve(big, rhs), rtol=1e-9)
-    # one system: LAPACK, bitwise jnp.linalg.solve
+    # a batch larger than ELIMINATION_MAX_BATCH, and one system: LAPACK, bitwise jnp.linalg.solve
+    many = jnp.asarray(rng.standard_normal((ELIMINATION_MAX_BATCH + 1, 3, 3)))
+    many_b = jnp.asarray(rng.standard_normal((ELIMINATION_MAX_BATCH + 1, 3)))
+    np.testing.assert_array_equal(jax.vmap(solve)(many, many_b), jax.vmap(jnp.linalg.solve)(many, many_b))
     np.testing.assert_array_equal(solve(jnp.asarray(A[1]), jnp.asarray(B[1])), jnp.linalg.solve(A[1], B[1]))
 
 
