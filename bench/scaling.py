@@ -1,11 +1,12 @@
 """Benchmark of jaxlab.scaling against scipy and optimistix (spec section 7, issue 5).
 
 Case 1 (float64, as the issue asks): Huber (delta = 1e-3) fit of the 240 Epoch Chinchilla points from 1024 starts
-drawn from the Hoffmann 4500-start grid. jaxlab: ``fit_multistart`` (Huber-IRLS Levenberg-Marquardt; also its L-BFGS
-and its optimistix BFGS, each on 32 and on all 1024 starts), vmapped, with the unconverged starts compacted on the
-host between chunks of 8 steps. Peers: scipy ``minimize(L-BFGS-B)`` looping over 32 of the starts, as a user would
-write it: the objective's value and gradient come from one ``jax.jit(jax.value_and_grad(F))`` call per evaluation,
-converted to a float and a numpy array (time measured in this run and extrapolated x32 for 1024 starts), and
+drawn from the Hoffmann 4500-start grid. jaxlab: ``fit_multistart`` (Huber Levenberg-Marquardt: IRLS steps, the
+exact Hessian once the damping is small; also its L-BFGS and its optimistix BFGS, each on 32 and on all 1024
+starts), vmapped over a pool of 128 starts refilled from the waiting ones on the host between chunks of 8 steps.
+Peers: scipy ``minimize(L-BFGS-B)`` looping over 32 of the starts, as a user would write it: the objective's value
+and gradient come from one ``jax.jit(jax.value_and_grad(F))`` call per evaluation, converted to a float and a numpy
+array (time measured in this run and extrapolated x32 for 1024 starts), and
 optimistix ``LevenbergMarquardt`` vmapped over 128 of the starts (jaxlab timed on the same 128) on the signed-root
 residuals r~ = sign(r) sqrt(2 H(r)) (so that sum r~^2 / 2 = sum H(r), the same objective). The BFGS rows time jaxlab
 and the scipy loop round-robin in one process (``time_interleaved``), so that load on the shared machine hits both.
