@@ -58,6 +58,10 @@ plt.figure(figsize=(5, 3)); plt.bar(names, ratio); plt.yscale("log"); plt.ylabel
 
 # %% [markdown]
 # ## 3. Off-ray extrapolation: collinear (k = 20) vs diverse (k cycling over {5, 20, 80})
+#
+# 100 noise draws (the registered claim uses 300 and measures a win rate of 0.957). With 16 draws one seed more or
+# less moved the rate across the 0.9 line: a rounding-level change to the LM fits (the collinear optimum is a flat
+# valley) turned 15 of 16 into 14 of 16.
 
 # %%
 N12 = np.logspace(8, np.log10(3e9), 12)
@@ -66,7 +70,7 @@ starts = ChinchillaParams(jnp.array([a for a, _ in ab]), jnp.array([b for _, b i
                           jnp.full(4, 0.3), jnp.full(4, 0.3))
 test = factorial_design(jnp.array([1e10, 3e10]), jnp.array([5.0, 20.0, 80.0, 200.0]))
 res = extrapolation_experiment(jax.random.key(0), BESIROGLU_2024, collinear_design(N12, 20.0),
-                               cycled_design(N12, jnp.array([5.0, 20.0, 80.0])), test, starts, num_seeds=16)
+                               cycled_design(N12, jnp.array([5.0, 20.0, 80.0])), test, starts, num_seeds=100)
 win_rate = float(jnp.mean(res.rmse_diverse < res.rmse_collinear))
 median_ratio = float(jnp.median(res.rmse_collinear) / jnp.median(res.rmse_diverse))
 print(f"diverse design wins {win_rate:.0%} of seeds; median test RMSE {float(jnp.median(res.rmse_collinear)):.4f} "
