@@ -3,7 +3,8 @@
 Case 1 (float64, as the issue asks): Huber (delta = 1e-3) fit of the 240 Epoch Chinchilla points from 1024 starts
 drawn from the Hoffmann 4500-start grid. jaxlab: ``fit_multistart`` (Huber Levenberg-Marquardt: IRLS steps, the
 exact Hessian once the damping is small; also its L-BFGS and its optimistix BFGS, each on 32 and on all 1024
-starts), vmapped over a pool of 128 starts refilled from the waiting ones on the host between chunks of 8 steps.
+starts), vmapped over a pool of 128 starts refilled from the waiting ones on the host between chunks of 8 steps,
+one pool per usable core, each on its own host thread (the 1024-start LM row also reports one pool on one thread).
 Peers: scipy ``minimize(L-BFGS-B)`` looping over 32 of the starts, as a user would write it: the objective's value
 and gradient come from one ``jax.jit(jax.value_and_grad(F))`` call per evaluation, converted to a float and a numpy
 array (time measured in this run and extrapolated x32 for 1024 starts), and
@@ -16,6 +17,7 @@ Case 2 (float32): least-squares Levenberg-Marquardt on 1000 synthetic 12-run des
 
 from __future__ import annotations
 
+import functools
 import time
 
 import jax
@@ -59,6 +61,10 @@ def epoch_case(calib: float) -> None:
 
     lm = lambda th: F.fit_multistart("chinchilla", th, X, log_L, method="lm", huber_delta=1e-3)[0]  # noqa: E731
     t_lm = time_fn(lm, starts, repeats=3)
+    # the same starts in one pool on one host thread (the default runs one pool per usable core, here two)
+    one = functools.partial(F._compact_multistart, F.resolve_law("chinchilla"), "lm",
+                            F._multistart_options("lm", dict(huber_delta=1e-3)), groups=1)
+    t_one = time_fn(lambda th: one(th, X, log_L).value, starts, repeats=3)
     best, every = F.fit_multistart("chinchilla", starts, X, log_L, method="lm", huber_delta=1e-3)
     best_v = float(best.value)
     q_ours = _quality(best.theta, best_v, best_v)
@@ -81,7 +87,8 @@ def epoch_case(calib: float) -> None:
          peer=f"scipy L-BFGS-B loop (x{1024 // N_SCIPY} from {N_SCIPY})", peer_s=t_scipy,
          compile_s=t_lm["first_s"] - t_lm["median_s"], calibration=calib,
          quality={"ours": q_ours, "peer_subset": _quality(sc_best.x, sc_best.fun, best_v),
-                  "start_steps": start_steps, "us_per_start_step": 1e6 * t_lm["median_s"] / start_steps},
+                  "start_steps": start_steps, "us_per_start_step": 1e6 * t_lm["median_s"] / start_steps,
+                  "ours_one_pool_s": t_one["median_s"], "ratio_one_pool": t_scipy / t_one["median_s"]},
          method="jaxlab fit_multistart(method='lm', huber_delta=1e-3)", goal_ratio=50.0)  # issue 30
     # (the pool's 128 vmapped 5 x 5 solves per step run in array operations, jaxlab.core.linalg.solve: no LAPACK)
 

@@ -122,8 +122,9 @@ def _default_jobs() -> int:
 
     if jax.default_backend() != "cpu":
         return 1
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(4, cores))
+    from jaxlab.core.threads import usable_cores
+
+    return max(1, min(4, usable_cores()))
 
 
 def _load_seconds(path: Path | None) -> dict[str, float]:
@@ -296,7 +297,9 @@ def _machine() -> dict:
     import jax
     import jaxlib
 
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    from jaxlab.core.threads import usable_cores
+
+    cores = usable_cores()
     return {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
             "cpu_count": os.cpu_count(), "cpus_usable": cores, "python": platform.python_version(),
             "jax": jax.__version__, "jaxlib": jaxlib.__version__}

@@ -11,7 +11,7 @@ from jaxlab.core.deprecation import renamed_kwargs
 from jaxlab.core.loop import RunTrace, progress_meter, run
 from jaxlab.core.sharding import batch_mesh, batch_sharding, shard_batch, sharded_vmap
 from jaxlab.core.sorting import sort_floats
-from jaxlab.core.threads import lapack_threads, set_lapack_threads
+from jaxlab.core.threads import lapack_threads, set_lapack_threads, usable_cores
 from jaxlab.core.train import TrainInfo, TrainState, make_train_step, train_init, trainer
 from jaxlab.core.validation import (
     as_array,
@@ -77,5 +77,6 @@ __all__ = [
     "tie_finite_checks",
     "train_init",
     "trainer",
+    "usable_cores",
     "value_check",
 ]

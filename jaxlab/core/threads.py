@@ -21,9 +21,26 @@ from typing import Any
 
 from jaxlab.core.validation import check_int
 
-__all__ = ["lapack_threads", "set_lapack_threads"]
+__all__ = ["lapack_threads", "set_lapack_threads", "usable_cores"]
 
 ENV = "JAXLAB_LAPACK_THREADS"
+
+
+def usable_cores() -> int:
+    """The number of CPU cores this process may run on (its affinity mask where the OS has one, else the
+    machine's core count).
+
+    Returns:
+      int >= 1.
+
+    Example:
+      >>> from jaxlab.core import usable_cores
+      >>> usable_cores() >= 1
+      True
+    """
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
 
 
 def _controllers() -> list[Any]:

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from jaxlab.core import lapack_threads, set_lapack_threads
+from jaxlab.core import lapack_threads, set_lapack_threads, usable_cores
 
 _PROBE = (
     "import jaxlab\nfrom jaxlab.core import lapack_threads\nfrom threadpoolctl import threadpool_info\n"
@@ -57,3 +57,10 @@ def test_set_lapack_threads_returns_the_previous_count():
 def test_set_lapack_threads_rejects_bad_counts(n, exc):
     with pytest.raises(exc, match="n must be"):
         set_lapack_threads(n)
+
+
+def test_usable_cores_is_the_affinity_mask():
+    n = usable_cores()
+    assert isinstance(n, int) and 1 <= n <= (os.cpu_count() or n)
+    if hasattr(os, "sched_getaffinity"):
+        assert n == len(os.sched_getaffinity(0))

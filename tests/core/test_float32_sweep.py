@@ -238,6 +238,7 @@ OUT_OF_SCOPE: dict[Callable, str] = {
     core.cite: "string",
     distributed.initialize: "configuration",
     core.set_lapack_threads: "configuration",  # a thread count
+    core.usable_cores: "configuration",  # a core count, no input
     core.mean_and_se: "host",  # NumPy statistics of claim results, always in float64
     facts.load_verdicts: "parser",
     facts.leaderboard: "categorical",  # verdict strings

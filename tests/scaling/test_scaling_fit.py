@@ -77,6 +77,22 @@ def test_compacted_multistart_equals_the_plain_vmapped_one():
         F.fit_multistart("chinchilla", starts, X, log_L, method="lm", lam0=-1.0)
 
 
+def test_multistart_groups_on_threads_follow_the_same_iterations():
+    # the starts split into contiguous groups, each run in its own pool by its own host thread: every start's
+    # iterations are those of the single pool (and of the plain vmapped loop), in the order of the starts
+    X, log_L = _chinchilla()
+    starts = F.hoffmann_init_grid(reduced=True)
+    opts = F._multistart_options("lm", dict(huber_delta=1e-3))
+    fn = F.resolve_law("chinchilla")
+    one = F._compact_multistart(fn, "lm", opts, starts, X, log_L, groups=1)
+    three = F._compact_multistart(fn, "lm", opts, starts, X, log_L, groups=3)
+    np.testing.assert_array_equal(np.asarray(three.steps), np.asarray(one.steps))
+    np.testing.assert_allclose(np.asarray(three.value), np.asarray(one.value), rtol=1e-12)
+    np.testing.assert_array_equal(np.asarray(three.converged), np.asarray(one.converged))
+    for a, b in zip(three.theta, one.theta, strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-9)
+
+
 def test_compacted_lbfgs_multistart_equals_the_plain_vmapped_one():
     # L-BFGS compacts too (the default outside jit); 12 starts: buckets of 12 and 3 starts
     X, log_L = _chinchilla()
