@@ -54,11 +54,14 @@ def time_fn(fn: Callable[..., Any], *args: Any, repeats: int = 7, min_time: floa
 
 
 def time_interleaved(calls: dict[str, tuple[Callable[..., Any], tuple]], repeats: int = 15,
-                     between: Callable[[str], None] | None = None) -> dict[str, dict]:
+                     between: Callable[[str], None] | None = None, warmup: int = 0) -> dict[str, dict]:
     """Time several ``name: (fn, args)`` calls round-robin, so that load changes on a shared machine hit them
     alike; each gets ``time_fn``'s ``{"first_s", "median_s", "min_s"}``. Ratios of medians taken this way are
     far steadier than ratios of separately timed medians. ``between(name)``, if given, runs untimed after each
-    timed call (e.g. to let a peer's thread pool go idle before the next case)."""
+    timed call (e.g. to let a peer's thread pool go idle before the next case). ``warmup`` untimed calls of the
+    same case precede each timed one, so that it is timed in its steady state, as in a training loop: XLA's CPU
+    worker threads, for one, go to sleep after a pause, and the first call after a 0.2 s pause ran on about one
+    core (32 ms against 22 ms back to back for the SNN training step of ``bench/snn.py``)."""
     out: dict[str, dict] = {}
     for name, (fn, args) in calls.items():
         t0 = time.perf_counter()
@@ -66,6 +69,8 @@ def time_interleaved(calls: dict[str, tuple[Callable[..., Any], tuple]], repeats
         out[name] = {"first_s": time.perf_counter() - t0, "times": []}
     for _ in range(repeats):
         for name, (fn, args) in calls.items():
+            for _ in range(warmup):
+                _block(fn(*args))
             t0 = time.perf_counter()
             _block(fn(*args))
             out[name]["times"].append(time.perf_counter() - t0)

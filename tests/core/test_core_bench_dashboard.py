@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 from jaxlab import cli
-from jaxlab.core.bench import emit, load_figures, parse_goal, time_under_load
+from jaxlab.core.bench import emit, load_figures, parse_goal, time_interleaved, time_under_load
 
 
 def _emit(capsys, **kw):
@@ -132,6 +132,16 @@ def _fake_root(tmp_path, *, failing: bool = False):
     (bench / "_helper.py").write_text("raise SystemExit('a helper is never run')\n")
     (bench / "accelerator.py").write_text("open('accelerator_ran', 'w').write('yes')\n")
     return tmp_path
+
+
+def test_time_interleaved_rounds_warmup_calls_and_between():
+    log = []
+    calls = {name: (lambda name=name: log.append(name), ()) for name in ("a", "b")}
+    out = time_interleaved(calls, repeats=2, warmup=2, between=lambda name: log.append("|"))
+    # one first (compile) call each, then per round and case: 2 untimed warm-up calls, the timed call, between
+    assert log == ["a", "b"] + 2 * ["a", "a", "a", "|", "b", "b", "b", "|"]
+    assert set(out) == {"a", "b"}
+    assert all(0 <= v["min_s"] <= v["median_s"] for v in out.values())
 
 
 def test_time_under_load_times_the_cases_with_every_core_busy(monkeypatch):
