@@ -60,11 +60,11 @@ def epoch_case(calib: float) -> None:
     starts_v = np.stack([np.asarray(a) for a in starts], axis=1)
 
     lm = lambda th: F.fit_multistart("chinchilla", th, X, log_L, method="lm", huber_delta=1e-3)[0]  # noqa: E731
-    t_lm = time_fn(lm, starts, repeats=3)
+    t_lm = time_fn(lm, starts, repeats=7)
     # the same starts in one pool on one host thread (the default runs one pool per usable core, here two)
     one = functools.partial(F._compact_multistart, F.resolve_law("chinchilla"), "lm",
                             F._multistart_options("lm", dict(huber_delta=1e-3)), groups=1)
-    t_one = time_fn(lambda th: one(th, X, log_L).value, starts, repeats=3)
+    t_one = time_fn(lambda th: one(th, X, log_L).value, starts, repeats=5)
     best, every = F.fit_multistart("chinchilla", starts, X, log_L, method="lm", huber_delta=1e-3)
     best_v = float(best.value)
     q_ours = _quality(best.theta, best_v, best_v)

@@ -137,6 +137,39 @@ def test_vmapped_float32_solve_path_matches_sequence_runs_and_float64(algo):
     np.testing.assert_allclose(g_batch, g_single, rtol=1e-3)
 
 
+@pytest.mark.parametrize("T_", [T, 5, 2 * vaw._BLOCK])  # a partial last block, a stream shorter than a block, none
+@pytest.mark.parametrize("algo", [vaw.run, vaw.ridge_ftl_run])
+def test_block_path_equals_the_per_round_solve(stream, algo, T_):
+    """Woodbury over blocks of rounds is the same recursion: float64 predictions, losses, leverages and the final
+    Gram agree with one solve per round to rounding, for VAW (current feature in the Gram) and online ridge."""
+    a, y = stream
+    Y = np.stack([y, -2 * y + 1], 1)[:T_]  # two outputs
+    s_b, i_b = algo(a[:T_], Y, LAM, method="block")
+    s_s, i_s = algo(a[:T_], Y, LAM, method="solve")
+    assert isinstance(s_b, vaw.VAWGramState) and int(s_b.t) == T_
+    np.testing.assert_allclose(i_b.y_hat, i_s.y_hat, atol=1e-9)
+    np.testing.assert_allclose(i_b.loss, i_s.loss, atol=1e-8)
+    np.testing.assert_allclose(i_b.leverage, i_s.leverage, atol=1e-11)
+    np.testing.assert_allclose(s_b.A, s_s.A, rtol=1e-12)
+    np.testing.assert_allclose(s_b.b, s_s.b, rtol=1e-12, atol=1e-12)
+    if algo is vaw.run:  # against the batch ridge re-solve as well
+        np.testing.assert_allclose(i_b.y_hat[:, 0], numpy_vaw(a[:T_], y[:T_], LAM), atol=1e-9)
+
+
+def test_float32_auto_takes_the_block_path_whole_streams_and_the_solve_round_by_round(stream):
+    a, y = stream
+    a32, y32 = a.astype(np.float32), y.astype(np.float32)
+    _, auto = vaw.run(a32, y32, LAM)
+    _, block = vaw.run(a32, y32, LAM, method="block")
+    np.testing.assert_array_equal(np.asarray(auto.y_hat), np.asarray(block.y_hat))
+    assert isinstance(vaw.init(D, LAM, dtype=jnp.float32, method="block"), vaw.VAWGramState)
+    # float32 block and float32 per-round solve are about equally close to float64
+    exact = np.asarray(vaw.run(a, y, LAM, method="solve")[1].y_hat)
+    err_block = np.max(np.abs(np.asarray(block.y_hat, np.float64) - exact))
+    err_solve = np.max(np.abs(np.asarray(vaw.run(a32, y32, LAM, method="solve")[1].y_hat, np.float64) - exact))
+    assert err_block <= 3 * err_solve + 1e-6, (err_block, err_solve)
+
+
 def test_step_predict_consistency(stream):
     a, y = stream
     state = vaw.init(D, LAM)
