@@ -42,7 +42,7 @@ Three implementations of the same recursion (``method``):
   diagonal (the targets already seen in the block); its leverage is ``1 - 1 / R_jj^2`` (``det C_j / det C_{j-1}
   = R_jj^2``) and online ridge predicts ``s_j R_jj`` (= VAW's prediction / (1 - h)). This form avoids the
   subtraction in ``A^{-1} - W C^{-1} W^T``, which cancelled digits in float32 where a block adds much to ``A``
-  (the first rounds: errors 8x the solve path's at B = 16, against 0.7x now). Then ``A += U U^T``,
+  (the first rounds: errors 5.6x the solve path's at B = 16, against 0.7x now). Then ``A += U U^T``,
   ``b += U Y``. Per round that is O(d^2 + d B) work in matrix products and one d x d solve per ``B`` rounds
   instead of one per round (64 float32 sequences of 1024 rounds, d = 32: about 6x faster than the per-round
   solve on a 2-core CPU). One round at a time (:func:`init`,
