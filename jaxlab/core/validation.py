@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import equinox as eqx
@@ -265,7 +265,8 @@ def nonfinite_flag(x: Any) -> jax.Array:
     return jnp.isnan(jnp.sum(x * jnp.zeros((), x.dtype)))
 
 
-def tie_finite_checks(out: Any, /, *, witness: Any = None, **inputs: Any) -> Any:
+def tie_finite_checks(out: Any, /, *, witness: Any = None, checks: Sequence[tuple[Callable[[], Any], str]] = (),
+                      **inputs: Any) -> Any:
     """Return ``out`` tied to the check that every traced input in ``inputs`` is finite (a run-time error
     naming the input otherwise); concrete inputs are skipped, since callers check those eagerly.
 
@@ -282,9 +283,16 @@ def tie_finite_checks(out: Any, /, *, witness: Any = None, **inputs: Any) -> Any
     case costs one reduction over the witness instead of one over each input. The error names the input, as
     without a witness; a non-finite witness from finite inputs (an overflow) raises nothing.
 
+    ``checks`` adds other run-time checks to the same gate: pairs ``(flag, msg)`` of a thunk returning a boolean
+    array (the check fails where it is true) and the error message. With a witness, a loss can fold a bad label
+    into it (a NaN loss for that sample) and pay for the label check only when something is wrong.
+
     Args:
       out: the function's result (array or pytree of arrays).
-      witness: optional array, non-finite whenever an input in ``inputs`` is (the caller's guarantee).
+      witness: optional array, non-finite whenever an input in ``inputs`` is, or a check in ``checks`` fails
+        (the caller's guarantee).
+      checks: optional pairs ``(flag, msg)``: ``flag()`` returns a boolean array, true where the check fails;
+        ``msg`` names the argument and what was expected.
       **inputs: the inputs to check, by the argument names the error messages use.
 
     Returns:
@@ -295,16 +303,22 @@ def tie_finite_checks(out: Any, /, *, witness: Any = None, **inputs: Any) -> Any
         non-finite entry.
     """
     traced = {name: x for name, x in inputs.items() if not is_concrete(x)}
-    if not traced:
+    checks = tuple(checks)
+    if not traced and not checks:
         return out
+    msgs = [_finite_msg(x, name) for name, x in traced.items()] + [msg for _, msg in checks]
+
+    def verdicts(xs):
+        return (*(nonfinite_flag(x) for x in xs), *(jnp.any(flag()) for flag, _ in checks))
+
     xs = tuple(traced.values())
     if witness is None:
-        flags = tuple(nonfinite_flag(x) for x in xs)
+        flags = verdicts(xs)
     else:
-        flags = jax.lax.cond(nonfinite_flag(witness), lambda xs: tuple(nonfinite_flag(x) for x in xs),
-                             lambda xs: tuple(jnp.zeros((), bool) for _ in xs), xs)
-    for (name, x), flag in zip(traced.items(), flags, strict=True):
-        out = error_if(out, flag, _finite_msg(x, name))
+        flags = jax.lax.cond(nonfinite_flag(witness), verdicts,
+                             lambda xs: tuple(jnp.zeros((), bool) for _ in msgs), xs)
+    for flag, msg in zip(flags, msgs, strict=True):
+        out = error_if(out, flag, msg)
     return out
 
 

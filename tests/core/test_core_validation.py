@@ -231,3 +231,21 @@ def test_tie_finite_checks_with_a_witness_reads_the_inputs_only_when_the_witness
     with pytest.raises(Exception, match="a must be finite"):
         jax.block_until_ready(jax.jit(f)(a_bad, jnp.array([0.0, jnp.inf])))
     assert float(jax.jit(f)(jnp.ones(4), jnp.array([0.0, jnp.inf]))) == 4.0  # an overflow of finite inputs: no error
+
+
+def test_tie_finite_checks_gates_other_checks_on_the_witness():
+    def f(a, labels):
+        bad = labels < 0
+        w = jnp.where(jnp.any(bad), jnp.nan, jnp.sum(a))  # the witness folds the label check in
+        return v.tie_finite_checks(w, witness=w, checks=((lambda: bad, "labels must be >= 0"),), a=a)
+
+    assert float(jax.jit(f)(jnp.ones(3), jnp.arange(2))) == 3.0
+    with pytest.raises(Exception, match="labels must be >= 0"):
+        jax.block_until_ready(jax.jit(f)(jnp.ones(3), jnp.array([0, -1])))
+    with pytest.raises(Exception, match="a must be finite"):
+        jax.block_until_ready(jax.jit(f)(jnp.ones(3).at[0].set(jnp.inf), jnp.arange(2)))
+    # without a witness the checks run unconditionally
+    g = jax.jit(lambda x: v.tie_finite_checks(x + 1, checks=((lambda: x > 5, "x must be <= 5"),)))
+    assert float(g(1.0)) == 2.0
+    with pytest.raises(Exception, match="x must be <= 5"):
+        jax.block_until_ready(g(6.0))

@@ -203,3 +203,80 @@ def test_bad_codes_and_thresholds_raise():
         cwr.surrogate("cwr4d", 20, 0.5)
     with pytest.raises(ValueError, match="p must sum to 1"):
         cwr.conditional_risk(cwr.cs_loss, jnp.zeros(3), jnp.array([0.5, 0.2, 0.2]))
+
+
+# ------------------------------------------------------------------------------ K-dimensional losses under jit
+
+
+def _reference_losses(u, y):
+    """The three K-dimensional losses written as plainly as possible, for autodiff to differentiate."""
+    K = u.shape[-1]
+    pick = jnp.take_along_axis(u, y[:, None], axis=-1)[:, 0]
+    is_y = jax.nn.one_hot(y, K, dtype=bool)
+    return {
+        "ce": jax.nn.logsumexp(u, axis=-1) - pick,
+        "ova": jnp.sum(jnp.where(is_y, jax.nn.relu(1 - u), jax.nn.relu(1 + u)), axis=-1),
+        "cs": jax.nn.relu(1 + jnp.max(jnp.where(is_y, -jnp.inf, u), axis=-1) - pick),
+    }
+
+
+@pytest.mark.parametrize("dtype", [jnp.float64, jnp.float32])
+@pytest.mark.parametrize("name", ["ce", "ova", "cs"])
+def test_k_dimensional_losses_and_gradients_equal_autodiff_of_the_formula(name, dtype):
+    """Values and gradients (jitted) against autodiff of the plain formula, with ties among the maxima (cs shares
+    its gradient equally among them, as jnp.max's does), a tie with the label's score, inactive hinges and
+    hinges at exactly 0."""
+    K, B = 7, 64
+    rng = np.random.default_rng(1)
+    u = rng.standard_normal((B, K))
+    u[:8, :3], u[:8, 3:] = 1.5, np.minimum(u[:8, 3:], 1.0)  # three-way ties of the maximum
+    u[8:12] = 0.0  # every score tied: cs hinge at 1, ova hinges at exactly 1
+    u[12, :] = [3.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0]  # cs with y = 0: 1 + 2 - 3 = 0, a hinge exactly at its kink
+    u = jnp.asarray(u, dtype)
+    y = jnp.asarray(rng.integers(0, K, B)).at[12].set(0).at[:8].set(jnp.arange(8) % 4)
+    fn = {"ce": cwr.ce_chow_loss, "ova": cwr.ova_hinge_loss, "cs": cwr.cs_loss}[name]
+
+    def ours(u, y):
+        return jnp.sum(jnp.cos(jnp.arange(B)) * fn(u, y))  # a non-uniform cotangent per sample
+
+    def ref(u, y):
+        return jnp.sum(jnp.cos(jnp.arange(B)) * _reference_losses(u, y)[name])
+
+    v, g = jax.jit(jax.value_and_grad(ours))(u, y)
+    v_ref, g_ref = jax.jit(jax.value_and_grad(ref))(u, y)
+    assert g.dtype == dtype
+    eps = float(jnp.finfo(dtype).eps)
+    np.testing.assert_allclose(np.asarray(fn(u, y)), np.asarray(_reference_losses(u, y)[name]), rtol=4 * eps,
+                               atol=4 * eps)
+    np.testing.assert_allclose(float(v), float(v_ref), rtol=16 * eps)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(g_ref), rtol=4 * eps, atol=4 * eps)
+    t = jnp.asarray(rng.standard_normal(u.shape), dtype)  # forward mode agrees with reverse mode
+    _, jv = jax.jvp(lambda u: ours(u, y), (u,), (t,))
+    np.testing.assert_allclose(float(jv), float(jnp.sum(g * t)), rtol=64 * eps, atol=64 * eps)
+    if name == "cs":  # the tied rows share +w among the maxima j != y: 3 ties, or 2 when y is one of them
+        row = np.asarray(g)[0]  # y = 0 is among the three maxima 0, 1, 2
+        assert row[1] == row[2] != 0.0 and row[0] < 0
+
+
+@pytest.mark.parametrize("name", ["ce", "ova", "cs"])
+def test_k_dimensional_losses_check_scores_and_labels_under_jit(name):
+    """The loss vouches for its inputs under jit: any non-finite score (at the label or elsewhere: a hinge or a
+    max alone would hide -inf or NaN) and any label out of range raise, in the loss and in its gradient; finite
+    scores whose loss overflows do not."""
+    fn = {"ce": cwr.ce_chow_loss, "ova": cwr.ova_hinge_loss, "cs": cwr.cs_loss}[name]
+    u, y = jnp.ones((4, 8)).at[0, 1].set(2.0), jnp.arange(4)
+    value = jax.jit(fn)
+    grad = jax.jit(jax.grad(lambda u, y: jnp.sum(fn(u, y))))
+    for bad in (jnp.nan, jnp.inf, -jnp.inf):
+        for at in ((1, 5), (1, 1)):
+            for f in (value, grad):
+                with pytest.raises(Exception, match="u must be finite"):
+                    jax.block_until_ready(f(u.at[at].set(bad), y))
+    for labels in (jnp.array([0, 1, 2, 8]), jnp.array([0, -1, 2, 3])):
+        with pytest.raises(Exception, match=r"y must lie in \[0, 7\]"):
+            jax.block_until_ready(value(u, labels))
+        with pytest.raises(ValueError, match=r"y must lie in \[0, 7\]"):
+            fn(u, labels)
+    big = jnp.zeros((2, 4), jnp.float32).at[0, 0].set(-3e38).at[0, 1].set(3e38)
+    out = value(big, jnp.array([0, 1]))  # overflow of finite scores: inf, no error
+    assert np.isinf(float(out[0])) and np.isfinite(float(out[1]))

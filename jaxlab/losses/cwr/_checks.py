@@ -98,6 +98,36 @@ def _broadcast(u: jax.Array, y: jax.Array) -> tuple[jax.Array, jax.Array]:
     return jnp.broadcast_to(u, (*batch, u.shape[-1])), jnp.broadcast_to(y, batch)
 
 
+def _loss_inputs(u: Any, y: Any) -> tuple[jax.Array, jax.Array]:
+    """Scores ``(..., K)`` and labels of one batch shape for a K-dimensional loss. Concrete inputs are checked now
+    (ValueError); traced ones by :func:`_tie_loss` on the loss, which the loss must make a witness of them."""
+    u = _scores(u, None)
+    y = as_array(y, "y", kind="int")
+    if is_concrete(y):
+        y = check_in_range(y, "y", 0, u.shape[-1] - 1)
+    return _broadcast(u, y)
+
+
+def _poison(u: jax.Array) -> jax.Array:
+    """``u - u``: 0 where ``u`` is finite, NaN where it is not. Added inside a loss's own pass over the scores, it
+    makes the loss a witness of their finiteness at no extra pass (no constant either: a broadcast zero would be
+    materialised at the scores' size as an input of XLA-CPU's reduction kernels)."""
+    return u - u
+
+
+def _tie_loss(out: jax.Array, u: jax.Array, y: jax.Array) -> jax.Array:
+    """Tie the run-time checks of traced ``u`` (finite) and ``y`` (in 0..K-1) to the loss ``out``, which is NaN or
+    infinite wherever ``u`` has a non-finite entry (the loss adds :func:`_poison`); a label out of range makes the
+    sample's loss NaN here. The inputs are read again only when the loss is not finite, so a finite loss costs one
+    reduction over the batch instead of one over the scores."""
+    K = u.shape[-1]
+    if is_concrete(y):
+        return tie_finite_checks(out, witness=out, u=u)
+    bad = (y < 0) | (y >= K)
+    out = jnp.where(bad, jnp.nan, out)
+    return tie_finite_checks(out, witness=out, checks=((lambda: bad, f"y must lie in [0, {K - 1}]"),), u=u)
+
+
 def _pick(u: jax.Array, y: jax.Array) -> jax.Array:
     return jnp.take_along_axis(u, y[..., None], axis=-1)[..., 0]
 
