@@ -114,6 +114,7 @@ def run(
     save_states: bool = False,
     progress: bool = False,
     label: str = "jaxlab.run",
+    unroll: int = 1,
 ) -> tuple[Any, RunTrace]:
     """Iterate a step ``num_steps`` times under ``lax.scan``: ``state, info = step(key_t, state[, x_t])``.
 
@@ -137,6 +138,9 @@ def run(
       save_states: also record the thinned states (the trajectory), not just the infos.
       progress: print a progress meter from inside the compiled loop.
       label: the meter's label.
+      unroll: iterations of the loop per pass of the compiled loop body (``lax.scan``'s ``unroll``; with ``thin``,
+        of blocks of ``thin`` steps), an int ``>= 1``. Results are the same; for a short step on CPU a few (4)
+        can save much of the loop's per-iteration overhead (VAW's Sherman-Morrison round: 1.25-1.7x for d <= 32).
 
     Returns:
       ``(final_state, RunTrace(states, infos))`` where ``states`` (or ``None``) and ``infos`` have a leading
@@ -173,6 +177,7 @@ def run(
             raise ValueError(f"num_steps={num_steps} differs from the leading length {n} of xs")
         num_steps = n
     thin = check_int(thin, "thin", min_value=1)
+    unroll = check_int(unroll, "unroll", min_value=1)
     if num_steps % thin:
         raise ValueError(f"num_steps must be a multiple of thin={thin}, got num_steps={num_steps}")
     n_out = num_steps // thin
@@ -198,5 +203,5 @@ def run(
             info = jax.tree_util.tree_map(lambda a: a[-1], infos)
         return state, ((state if save_states else None), info)
 
-    final, (states, infos) = jax.lax.scan(block, init_state, (index, keys, data))
+    final, (states, infos) = jax.lax.scan(block, init_state, (index, keys, data), unroll=unroll)
     return final, RunTrace(states, infos)

@@ -55,6 +55,21 @@ def test_progress_meter_prints_and_leaves_results_unchanged():
     assert "ar1" in buf.getvalue() and "10/10" in buf.getvalue()
 
 
+@pytest.mark.parametrize("unroll", [2, 3, 5])
+def test_unroll_changes_nothing_but_the_loop(unroll):
+    """Unrolled (also by a count that does not divide the steps, and with thinning) the states and infos are those of
+    the plain loop."""
+    key, x0 = jax.random.key(3), jnp.zeros(3)
+    for thin in (1, 3):
+        want = jax.jit(lambda k, x, thin=thin: run(ar1_step, x, k, 12, thin=thin, save_states=True))(key, x0)
+        got = jax.jit(lambda k, x, thin=thin: run(ar1_step, x, k, 12, thin=thin, save_states=True,
+                                                   unroll=unroll))(key, x0)
+        for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-14, atol=0)
+    with pytest.raises(ValueError, match="unroll must be >= 1"):
+        run(ar1_step, x0, key, 4, unroll=0)
+
+
 def test_zero_steps_and_no_states():
     final, trace = run(ar1_step, jnp.ones(2), jax.random.key(0), 0)
     np.testing.assert_array_equal(final, jnp.ones(2))

@@ -48,10 +48,17 @@ def test_vaw_algorithm_step_is_the_plain_step(stream):
     algo = vaw.vaw_algorithm(2.0)
     s1 = algo.init(4)
     s2 = vaw.init(4, 2.0)
+    s3 = s2
     for t in range(5):
         s1, i1 = jax.jit(algo.step)(None, s1, (features[t], targets[t]))
-        s2, i2 = vaw.step(s2, features[t], targets[t])
+        s2, i2 = jax.jit(vaw.step)(s2, features[t], targets[t])
         _assert_trees_equal((s1, i1), (s2, i2))
+        # op by op, the rank-one update P - w w^T is not fused into multiply-adds: equal up to their rounding
+        s3, i3 = vaw.step(s3, features[t], targets[t])
+        for x, y in zip(jax.tree_util.tree_leaves((s2, i2)), jax.tree_util.tree_leaves((s3, i3)), strict=True):
+            np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-14, atol=1e-16)
+        np.testing.assert_array_equal(np.asarray(s3.P), np.asarray(s3.P).T)  # exactly symmetric, both ways
+        np.testing.assert_array_equal(np.asarray(s2.P), np.asarray(s2.P).T)
 
 
 def test_ogd_algorithm_reproduces_the_runner(stream):
