@@ -231,20 +231,21 @@ def _cs_hinge(u: jax.Array, y: jax.Array) -> jax.Array:
 
 
 def _cs_parts(u, y):
-    is_y = jnp.arange(u.shape[-1]) == y[..., None]
-    m = jnp.max(jnp.where(is_y, -jnp.inf, u), axis=-1)
-    top = (u == m[..., None]) & ~is_y
-    # the number of maxima (their share of the derivative) and the finiteness poison, summed in one pass
-    count = jnp.sum(jnp.where(top, 1, 0).astype(u.dtype) + _poison(u), axis=-1)
+    others = jnp.where(jnp.arange(u.shape[-1]) == y[..., None], -jnp.inf, u)
+    m = jnp.max(others, axis=-1)
+    # the number of maxima (their share of the derivative), counted on `others`, and the finiteness poison: XLA sums
+    # the two in one pass, and the derivative below compares u itself, so no (batch, K) mask outlives the forward
+    count = jnp.sum(jnp.where(others == m[..., None], 1, 0).astype(u.dtype), axis=-1) + jnp.sum(_poison(u), axis=-1)
     z = 1 + m - _pick(u, y)
-    return jnp.where(z > 0, z, 0) + (count - count), top, count, z > 0
+    return jnp.where(z > 0, z, 0) + (count - count), m, count, z > 0
 
 
 @_cs_hinge.defjvp
 def _cs_hinge_jvp(primals, tangents):
     u, y = primals
-    out, top, count, active = _cs_parts(u, y)
+    out, m, count, active = _cs_parts(u, y)
     t = tangents[0]
+    top = (u == m[..., None]) & (jnp.arange(u.shape[-1]) != y[..., None])
     dmax = jnp.sum(jnp.where(top, t, 0), axis=-1) / count
     return out, jnp.where(active, dmax - _pick(t, y), 0)
 
