@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 from blackjax.mcmc.diffusions import DiffusionState, overdamped_langevin
 
-from jaxlab.core.bench import calibration_gflops, emit, time_fn, time_under_load
+from jaxlab.core.bench import calibration_gflops, emit, time_interleaved, time_under_load
 from jaxlab.sampling import annealed_langevin as al
 from jaxlab.sampling.langevin.models import gaussian_toy, gaussian_toy_scores
 
@@ -83,14 +83,7 @@ def ula_case(P_chains: int, d: int, steps: int, h: float, calib: float, name: st
         return float(np.max(np.abs(np.var(x, 0) / np.diag(stat) - 1)))
 
     key = jax.random.key(0)
-    t_ours = time_fn(ours, key, repeats=5)
-    t_peer = time_fn(peer, key, repeats=5)
-    work = P_chains * steps
-    emit(AREA, name, ours_s=t_ours["median_s"], peer="blackjax.overdamped_langevin", peer_s=t_peer["median_s"],
-         compile_s=t_ours["first_s"] - t_ours["median_s"], calibration=calib,
-         quality={"var_relerr_ours": quality(ours(key, True)[1]), "var_relerr_peer": quality(peer(key, True)[1])},
-         chain_steps_per_s=work / t_ours["median_s"], peer_compile_s=t_peer["first_s"] - t_peer["median_s"],
-         goal_ratio=1.0)
+    cases = {"ours": (ours, (key,)), "peer": (peer, (key,))}
     if with_mala:
         mala = blackjax.mala(logdensity, h)
 
@@ -105,9 +98,18 @@ def ula_case(P_chains: int, d: int, steps: int, h: float, calib: float, name: st
             s, acc = jax.lax.scan(body, state, jax.random.split(key, steps))
             return s.position, acc.mean()
 
-        t_mala = time_fn(peer_mala, key, repeats=5)
+        cases["mala"] = (peer_mala, (key,))
+    timed = time_interleaved(cases, repeats=5)  # round-robin: the two timed one after the other swung 0.85-1.26
+    t_ours, t_peer = timed["ours"], timed["peer"]
+    work = P_chains * steps
+    emit(AREA, name, ours_s=t_ours["median_s"], peer="blackjax.overdamped_langevin", peer_s=t_peer["median_s"],
+         compile_s=t_ours["first_s"] - t_ours["median_s"], calibration=calib,
+         quality={"var_relerr_ours": quality(ours(key, True)[1]), "var_relerr_peer": quality(peer(key, True)[1])},
+         chain_steps_per_s=work / t_ours["median_s"], peer_compile_s=t_peer["first_s"] - t_peer["median_s"],
+         goal_ratio=1.0)
+    if with_mala:
         emit(AREA, name.replace("ula", "mala"), ours_s=t_ours["median_s"], peer="blackjax.mala",
-             peer_s=t_mala["median_s"], compile_s=t_ours["first_s"] - t_ours["median_s"], calibration=calib,
+             peer_s=timed["mala"]["median_s"], compile_s=t_ours["first_s"] - t_ours["median_s"], calibration=calib,
              quality={"mala_acceptance": float(peer_mala(key)[1])}, goal=None,
              no_goal_reason="for scale only: MALA adds a Metropolis test to every ULA step, so the work differs")
 
@@ -151,8 +153,8 @@ def ald_case(calib: float):
         return float(al.w2_gaussian(jnp.asarray(x.mean(0)), jnp.asarray(np.cov(x.T)), mu_n, cov_n))
 
     key = jax.random.key(2)
-    t_ours = time_fn(ours, key, repeats=3)
-    t_peer = time_fn(peer, key, repeats=3)
+    timed = time_interleaved({"ours": (ours, (key,)), "peer": (peer, (key,))}, repeats=3)
+    t_ours, t_peer = timed["ours"], timed["peer"]
     load = time_under_load({"ours": (ours, (key,)), "peer": (peer, (key,))}, t_ours["median_s"], peer="peer",
                            repeats=3)
     work = P * 400 * 5

@@ -24,7 +24,7 @@ from scipy.special import logsumexp
 jax.config.update("jax_enable_x64", True)  # for the float64 agreement checks; timings use float32 arrays
 
 from jaxlab.alignment import best_of_n, bon_from_samples, frontier, frontier_from_samples  # noqa: E402
-from jaxlab.core.bench import calibration_gflops, emit, time_fn, time_interleaved  # noqa: E402
+from jaxlab.core.bench import calibration_gflops, emit, time_interleaved  # noqa: E402
 
 AREA = "alignment"
 
@@ -107,13 +107,13 @@ def main() -> None:
                  for a, b in zip((ours64.kl, ours64.reverse_kl, ours64.gain), ref64, strict=True))
     lp32, r32, b32 = log_pi0.astype(np.float32), r.astype(np.float32), betas.astype(np.float32)
     args = (jnp.asarray(lp32), jnp.asarray(r32), jnp.asarray(b32))
-    ours = time_fn(ours_fn, *args, repeats=3)
-    peer = time_fn(numpy_frontier, lp32, r32, b32, repeats=3)
+    # the floor of this work on XLA-CPU: one fused exp-and-sum per (prompt, output, beta), nothing else
+    floor_fn = jax.jit(lambda a, b, c: jnp.sum(jnp.exp(a[..., None] - b[..., None] / c), axis=1))
+    timed = time_interleaved({"ours": (ours_fn, args), "peer": (numpy_frontier, (lp32, r32, b32)),
+                              "floor": (floor_fn, args)}, repeats=3)
+    ours, peer, exp_floor = timed["ours"], timed["peer"], timed["floor"]
     out, ref = ours_fn(*args), numpy_frontier(log_pi0, r, betas)
     rel32 = max(rel_err(out.kl, ref[0]), rel_err(out.gain, ref[2]))
-    # the floor of this work on XLA-CPU: one fused exp-and-sum per (prompt, output, beta), nothing else
-    exp_floor = time_fn(jax.jit(lambda a, b, c: jnp.sum(jnp.exp(a[..., None] - b[..., None] / c), axis=1)),
-                        *args, repeats=3)
     emit(AREA, f"exact_frontier_P{P}_V{V}_B{B}_float32", ours_s=ours["median_s"], peer="numpy loop over beta",
          peer_s=peer["median_s"], compile_s=ours["first_s"] - ours["median_s"], calibration=calib,
          quality={"max_abs_diff_float64": diff64, "max_rel_diff_float32_vs_float64": rel32},
@@ -141,8 +141,9 @@ def main() -> None:
     ref64 = numpy_sample_frontier(x[:2], betas)
     diff64 = max(float(np.max(np.abs(np.asarray(a) - b))) for a, b in zip((o64.kl, o64.gain), ref64[:2], strict=True))
     x32, b32 = x.astype(np.float32), betas.astype(np.float32)
-    ours = time_fn(samp_fn, jnp.asarray(x32), jnp.asarray(b32), repeats=3)
-    peer = time_fn(numpy_sample_frontier, x32, b32, repeats=3)
+    timed = time_interleaved({"ours": (samp_fn, (jnp.asarray(x32), jnp.asarray(b32))),
+                              "peer": (numpy_sample_frontier, (x32, b32))}, repeats=3)
+    ours, peer = timed["ours"], timed["peer"]
     out, ref = samp_fn(jnp.asarray(x32), jnp.asarray(b32)), numpy_sample_frontier(x, betas)
     rel32 = max(rel_err(out.kl, ref[0]), rel_err(out.gain, ref[1]))
     emit(AREA, f"sample_frontier_P{P}_n{n}_B{B}_float32", ours_s=ours["median_s"], peer="numpy loop over beta",
@@ -156,8 +157,9 @@ def main() -> None:
     bon_fn = jax.jit(lambda a: bon_from_samples(a, 16)[1])
     diff64 = float(np.max(np.abs(np.asarray(bon_fn(jnp.asarray(x[:4]))) - numpy_bon_from_samples(x[:4], 16))))
     x32 = x.astype(np.float32)
-    ours = time_fn(bon_fn, jnp.asarray(x32), repeats=3)
-    peer = time_fn(numpy_bon_from_samples, x32, np.float32(16), repeats=3)
+    timed = time_interleaved({"ours": (bon_fn, (jnp.asarray(x32),)),
+                              "peer": (numpy_bon_from_samples, (x32, np.float32(16)))}, repeats=3)
+    ours, peer = timed["ours"], timed["peer"]
     rel32 = rel_err(bon_fn(jnp.asarray(x32)), numpy_bon_from_samples(x, 16))
     emit(AREA, f"bon_from_samples_P{P}_n{n}_N16_float32", ours_s=ours["median_s"], peer="numpy sort + weights",
          peer_s=peer["median_s"], compile_s=ours["first_s"] - ours["median_s"], calibration=calib,
@@ -172,8 +174,9 @@ def main() -> None:
     ref64 = numpy_best_of_n(log_pi0[:4], r[:4], 16.0)
     diff64 = max(float(np.max(np.abs(np.asarray(a) - b))) for a, b in zip(o64, ref64, strict=True))
     lp32, r32 = log_pi0.astype(np.float32), r.astype(np.float32)
-    ours = time_fn(exact_fn, jnp.asarray(lp32), jnp.asarray(r32), repeats=3)
-    peer = time_fn(numpy_best_of_n, lp32, r32, np.float32(16), repeats=3)
+    timed = time_interleaved({"ours": (exact_fn, (jnp.asarray(lp32), jnp.asarray(r32))),
+                              "peer": (numpy_best_of_n, (lp32, r32, np.float32(16)))}, repeats=3)
+    ours, peer = timed["ours"], timed["peer"]
     out, ref = exact_fn(jnp.asarray(lp32), jnp.asarray(r32)), numpy_best_of_n(log_pi0, r, 16.0)
     rel32 = max(rel_err(out[0], ref[0]), rel_err(out[1], ref[1]))
     emit(AREA, f"exact_best_of_n_P{P}_V{V}_ties_float32", ours_s=ours["median_s"], peer="numpy unique + bincount",

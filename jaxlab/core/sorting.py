@@ -58,7 +58,9 @@ def sort_floats(x: Array, axis: int = -1) -> Array:
     axis = axis % x.ndim if x.ndim else 0
     if x.ndim == 0:
         return x
-    return _from_key(jax.lax.sort(_key(x), dimension=axis, is_stable=False), x.dtype)
+    # equal integer keys are equal floats, so stability changes nothing, but XLA's CPU stable sort is the faster
+    # one on unordered data (64 x 100,000 int32: 0.24 against 0.33 s)
+    return _from_key(jax.lax.sort(_key(x), dimension=axis, is_stable=True), x.dtype)
 
 
 @sort_floats.defjvp
@@ -104,7 +106,9 @@ def argsort_floats(x: Array, axis: int = -1) -> Array:
     key = _key(jnp.where(x == 0, jnp.zeros_like(x), x))  # -0.0 -> +0.0: ties as in jnp.argsort
     if jax.dtypes.canonicalize_dtype(jnp.int64) == jnp.int64 and x.dtype.itemsize <= 4:  # x64 enabled
         position = jax.lax.broadcasted_iota(jnp.int64, x.shape, axis)
-        packed = jax.lax.sort((key.astype(jnp.int64) << 32) | position, dimension=axis, is_stable=False)
-        return (packed & 0xFFFFFFFF).astype(jnp.int32)  # distinct packed keys: the unstable sort is stable
+        # the packed keys are distinct, so any sort is stable; XLA's CPU stable sort is the faster one on unordered
+        # data (16 x 50,000 int64: 29 against 42 ms)
+        packed = jax.lax.sort((key.astype(jnp.int64) << 32) | position, dimension=axis, is_stable=True)
+        return (packed & 0xFFFFFFFF).astype(jnp.int32)
     position = jax.lax.broadcasted_iota(jnp.int32, x.shape, axis)
     return jax.lax.sort((key, position), dimension=axis, is_stable=True, num_keys=1)[1]
