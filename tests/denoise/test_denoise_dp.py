@@ -46,6 +46,29 @@ def test_dp_query_combines_per_example_before_clipping():
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
+def test_dp_query_with_one_query_is_clip_and_noise_of_the_per_example_gradients():
+    """A one-query denoiser privatizes the raw per-example gradients (dp_query hands them over as flat rows):
+    the same numbers, noise included, as clip_and_noise on the pytree of (batch, ...) leaves."""
+    from jaxlab.optim import ema
+
+    den = ema(1.0)
+    params = {"w": jnp.ones((3, 4)), "b": jnp.arange(2.0)}
+    state = den.init(params)
+    batch = _per_example(3, n=6, d=4)
+
+    def grad(p, xi):  # an outer product per example, as a dense layer's weight gradient
+        return {"w": jnp.outer(jnp.arange(1.0, 4.0), xi), "b": p["b"] * xi[:2]}
+
+    for sigma in (0.0, 1.3):
+        got = jax.jit(lambda key, s=sigma: dp_query(key, grad, den, state, params, batch, 2.0, s,
+                                                   expected_batch_size=4.0))(jax.random.key(5))
+        per_example = jax.vmap(grad, in_axes=(None, 0))(params, batch)
+        want = clip_and_noise(jax.random.key(5), per_example, 2.0, sigma, expected_batch_size=4.0)
+        for k in ("w", "b"):
+            assert got[k].shape == params[k].shape
+            np.testing.assert_allclose(np.asarray(got[k]), np.asarray(want[k]), rtol=1e-13, atol=1e-15)
+
+
 def test_noise_multiplier_round_trip():
     pytest.importorskip("dp_accounting")
     import dp_accounting

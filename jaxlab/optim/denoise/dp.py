@@ -141,6 +141,15 @@ def dp_query(
     points = denoiser.query_points(state, params)
     grads = tuple(jax.vmap(per_example_grad, in_axes=(None, 0))(p, batch) for p in points)
     per_example = jax.vmap(denoiser.combine, in_axes=(None, 0))(state, grads)
+    if len(points) == 1:
+        # One query: each per-example gradient is the raw vmapped gradient (an outer product per weight matrix),
+        # which XLA fuses into both of its consumers (the clipping norm and the clipped sum) and so builds twice,
+        # once per shape; as (batch, size) rows it is built once. DP training on the 64-128-10 digits MLP (batch
+        # 128): 191 -> 167 ms (a two-query denoiser's combination is built once already; flattening it doubled
+        # that step, so it is left alone)
+        flat = jax.tree_util.tree_map(lambda g: g.reshape(g.shape[0], -1), per_example)
+        out = clip_and_noise(key, flat, l2_clip, noise_multiplier, expected_batch_size=expected_batch_size)
+        return jax.tree_util.tree_map(lambda o, g: o.reshape(g.shape[1:]), out, per_example)
     return clip_and_noise(key, per_example, l2_clip, noise_multiplier, expected_batch_size=expected_batch_size)
 
 
