@@ -102,10 +102,7 @@ def _loss_inputs(u: Any, y: Any) -> tuple[jax.Array, jax.Array]:
     """Scores ``(..., K)`` and labels of one batch shape for a K-dimensional loss. Concrete inputs are checked now
     (ValueError); traced ones by :func:`_tie_loss` on the loss, which the loss must make a witness of them."""
     u = _scores(u, None)
-    y = as_array(y, "y", kind="int")
-    if is_concrete(y):
-        y = check_in_range(y, "y", 0, u.shape[-1] - 1)
-    return _broadcast(u, y)
+    return _broadcast(u, _labels(y, u.shape[-1] if is_concrete(y) else None))
 
 
 def _poison(u: jax.Array) -> jax.Array:
