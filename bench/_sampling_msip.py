@@ -25,10 +25,8 @@ import numpy as np
 import optax
 
 from jaxlab.core.bench import (
-    busy_cores,
     calibration_gflops,
     emit,
-    load_figures,
     time_fn,
     time_interleaved,
     time_under_load,
@@ -108,10 +106,8 @@ def step_cases(calib, ftz):
                              repeats=7)
         load = None
         if rule == "fixed":  # the same pair with every core busy with another process (LAPACK threads contend)
-            with busy_cores():
-                tb = time_interleaved({"ours": (step, (jax.random.key(2), state)),
-                                       "svgd": (jax.jit(svgd.step), (s0,))}, repeats=7)
-            load = load_figures(t["ours"]["median_s"], tb["ours"]["median_s"], tb["svgd"]["median_s"])
+            load = time_under_load({"ours": (step, (jax.random.key(2), state)), "svgd": (jax.jit(svgd.step), (s0,))},
+                                   t["ours"]["median_s"], peer="svgd", repeats=7)
         # issue 27: MSIP step <= 0.5x BlackJAX SVGD's time (ratio >= 2), quiet and busy
         emit(AREA, f"msip_step_vs_svgd_{rule}_N1000_d10_f32", ours_s=t["ours"]["median_s"],
              peer=f"blackjax.svgd step ({rule} bandwidth)", peer_s=t["svgd"]["median_s"],
@@ -119,9 +115,9 @@ def step_cases(calib, ftz):
              ours_over_peer=t["ours"]["median_s"] / t["svgd"]["median_s"], **ftz, goal_ratio=2.0, lapack=True,
              under_load=load)
         if load is not None:
-            emit(AREA, f"msip_step_vs_svgd_{rule}_N1000_d10_f32_busy", ours_s=tb["ours"]["median_s"],
-                 peer=f"blackjax.svgd step ({rule} bandwidth), every core busy", peer_s=tb["svgd"]["median_s"],
-                 compile_s=0.0, calibration=calib, ours_over_peer=tb["ours"]["median_s"] / tb["svgd"]["median_s"],
+            emit(AREA, f"msip_step_vs_svgd_{rule}_N1000_d10_f32_busy", ours_s=load["ours_s"],
+                 peer=f"blackjax.svgd step ({rule} bandwidth), every core busy", peer_s=load["peer_s"],
+                 compile_s=0.0, calibration=calib, ours_over_peer=load["ours_s"] / load["peer_s"],
                  ours_slowdown_under_load=load["slowdown"], **ftz, goal_ratio=2.0, under_load=load)
 
     # The Gram/solve part alone: Gram (2N²d), Cholesky factorisation (N³/3), two triangular solves with d + 1

@@ -361,6 +361,15 @@ def _print_table(rows: list[dict], failed: list[str]) -> None:
     n_unmet = sum(r.get("met") is False for r in rows)
     n_none = sum(r.get("met") is None for r in rows)
     print(f"\n{len(rows)} rows: {n_met} meet their goal, {n_unmet} do not, {n_none} without a goal")
+    loaded = [r for r in rows if r.get("under_load")]
+    if loaded:
+        print("\nunder load (every core busy): jaxlab's slowdown, and the fair-share floors of the reference programs"
+              " timed beside it (one-thread numpy / XLA matmul on every core)")
+        for r in loaded:
+            ul, floors = r["under_load"], r["under_load"].get("floors") or {}
+            ref = " / ".join(f"{floors[k]:.2f}" for k in ("one_thread_numpy", "all_threads_xla_matmul") if k in floors)
+            print(f"  {r.get('area')}:{r.get('case')}  slowdown {ul['slowdown']:.2f} (bound {ul['max_slowdown']:g})"
+                  + (f", floors {ref}" if ref else ""))
     unmeasured = [f"{r.get('area')}:{r.get('case')}" for r in rows if r.get("lapack") and r.get("under_load") is None]
     if unmeasured:
         print(f"calls LAPACK, not timed under load: {', '.join(unmeasured)}")

@@ -23,10 +23,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["GOAL_OPS", "MAX_SLOWDOWN_UNDER_LOAD", "busy_cores", "calibration_gflops", "emit", "load_figures",
-           "parse_goal", "time_fn", "time_interleaved", "time_under_load"]
+__all__ = ["GOAL_OPS", "LOAD_REFERENCES", "MAX_SLOWDOWN_UNDER_LOAD", "busy_cores", "calibration_gflops", "emit",
+           "load_figures", "parse_goal", "time_fn", "time_interleaved", "time_under_load"]
 
 
 def _block(x: Any) -> Any:
@@ -177,7 +178,8 @@ def _clause_text(metric: str, op: str, value: float) -> str:
 
 
 def load_figures(quiet_s: float, busy_s: float, peer_busy_s: float | None = None,
-                 max_slowdown: float = MAX_SLOWDOWN_UNDER_LOAD) -> dict:
+                 max_slowdown: float = MAX_SLOWDOWN_UNDER_LOAD, *, slowdown: float | None = None,
+                 floors: dict[str, float] | None = None) -> dict:
     """The ``under_load`` entry of a row that calls LAPACK: its time with every core busy (:func:`busy_cores`).
 
     ``slowdown`` = busy time / quiet time of jaxlab's side; the load goal is ``slowdown <= max_slowdown``.
@@ -187,17 +189,22 @@ def load_figures(quiet_s: float, busy_s: float, peer_busy_s: float | None = None
       busy_s: float > 0, jaxlab's median seconds of the same call with every core busy.
       peer_busy_s: float or None, the peer's median seconds with every core busy, if it was timed so.
       max_slowdown: float, the largest slowdown that meets the load goal (1.5: issue 27).
+      slowdown: float > 0 or None, the slowdown when it was measured otherwise than as ``busy_s / quiet_s``
+        (:func:`time_under_load` takes the median over rounds of quiet and busy timings made back to back).
+      floors: ``{name: slowdown}`` or None, slowdowns of reference programs timed in the same rounds
+        (:data:`LOAD_REFERENCES`): what the scheduler's fair share allows any CPU-bound program. Reported only.
 
     Returns:
-      ``{"ours_s", "peer_s", "ratio", "slowdown", "max_slowdown", "met"}``: ``ratio`` = peer_busy_s / busy_s
-      (``None`` with the peer's time), ``met`` whether ``slowdown <= max_slowdown``.
+      ``{"ours_s", "peer_s", "ratio", "slowdown", "max_slowdown", "met", "floors"}``: ``ratio`` =
+      peer_busy_s / busy_s (``None`` without the peer's time), ``met`` whether ``slowdown <= max_slowdown``.
 
     Raises:
-      ValueError: if ``quiet_s`` or ``busy_s`` is not positive.
+      ValueError: if ``quiet_s``, ``busy_s`` or a given ``slowdown`` is not positive.
     """
-    if not (quiet_s > 0 and busy_s > 0):
-        raise ValueError(f"load_figures: quiet_s and busy_s must be positive seconds, got {quiet_s}, {busy_s}")
-    slowdown = busy_s / quiet_s
+    if not (quiet_s > 0 and busy_s > 0 and (slowdown is None or slowdown > 0)):
+        raise ValueError(f"load_figures: quiet_s, busy_s and slowdown must be positive, got {quiet_s}, {busy_s}, "
+                         f"{slowdown}")
+    slowdown = busy_s / quiet_s if slowdown is None else slowdown
     return {
         "ours_s": busy_s,
         "peer_s": peer_busy_s,
@@ -205,35 +212,91 @@ def load_figures(quiet_s: float, busy_s: float, peer_busy_s: float | None = None
         "slowdown": slowdown,
         "max_slowdown": max_slowdown,
         "met": bool(slowdown <= max_slowdown),
+        "floors": dict(floors or {}),
     }
 
 
+def _one_thread_reference() -> None:
+    """~5 ms of one-thread CPU work (numpy's sin runs on one thread)."""
+    x = np.linspace(0.0, 1.0, 1 << 15)
+    for _ in range(24):
+        np.sin(x, out=x)
+
+
+_MATMUL_REFERENCE: list = []
+
+
+def _all_threads_reference() -> Any:
+    """~5 ms of XLA float32 matmul, which XLA-CPU spreads over every core."""
+    if not _MATMUL_REFERENCE:
+        a = jnp.ones((768, 768), jnp.float32) / 768
+        _MATMUL_REFERENCE.extend([jax.jit(lambda a: (a @ a) @ a), a])
+    f, a = _MATMUL_REFERENCE
+    return f(a)
+
+
+LOAD_REFERENCES: dict[str, Callable[[], Any]] = {
+    "one_thread_numpy": _one_thread_reference,
+    "all_threads_xla_matmul": _all_threads_reference,
+}
+"""Reference programs timed beside every load row: their slowdowns under :func:`busy_cores` are the floors that
+the scheduler's fair share sets. With ``n`` spinning processes on ``n`` cores, a program of ``k`` busy threads
+gets ``n k / (n + k)`` cores: a one-thread program slows down ``(n + 1) / n`` (1.5x on 2 cores), and one that
+uses every core with parallel speed-up ``s`` slows down about ``s`` (2x for perfect scaling on 2 cores)."""
+
+
 def time_under_load(cases: dict[str, tuple[Callable, tuple]], quiet_s: float, *, ours: str = "ours",
-                    peer: str | None = None, repeats: int = 5) -> dict:
+                    peer: str | None = None, repeats: int = 5, rounds: int = 3) -> dict:
     """Time ``cases`` round-robin (:func:`time_interleaved`) again with every core busy (:func:`busy_cores`),
     and return the ``under_load`` entry (:func:`load_figures`) of jaxlab's case ``ours``.
 
+    The slowdown is the median over ``rounds`` of busy / quiet seconds timed back to back: the first round pairs
+    ``quiet_s`` with the first busy timing, each later round times the cases quietly again, then busy. A single
+    pair moved by up to 2x between runs of unchanged code; the machine's state drifts between a row's quiet
+    timing and its busy one, and back-to-back pairs cancel that drift. The reference programs of
+    :data:`LOAD_REFERENCES` are timed in the same rounds, and their median slowdowns are reported as ``floors``.
+
     Args:
       cases: ``{name: (fn, args)}`` as for :func:`time_interleaved`; it must hold ``ours`` (and ``peer``).
-      quiet_s: float > 0, jaxlab's median seconds measured quietly (the row's ``ours_s``).
+      quiet_s: float > 0, jaxlab's median seconds measured quietly just before (the row's ``ours_s``).
       ours: str, the name of jaxlab's case in ``cases``.
       peer: str or None, the name of the peer's case, to report its time and the ratio under load too.
-      repeats: int >= 1, timed calls of each case.
+      repeats: int >= 1, timed calls of each case per round.
+      rounds: int >= 1, quiet/busy pairs; the figures are their medians.
 
     Returns:
-      The dict of :func:`load_figures`: busy seconds, slowdown = busy / quiet, and whether it is within
-      :data:`MAX_SLOWDOWN_UNDER_LOAD`.
+      The dict of :func:`load_figures`: busy seconds, slowdown (median over the rounds), whether it is within
+      :data:`MAX_SLOWDOWN_UNDER_LOAD`, and the reference floors.
 
     Raises:
       KeyError: ``ours`` or ``peer`` is not a key of ``cases``.
-      ValueError: ``quiet_s`` is not positive.
+      ValueError: ``quiet_s`` is not positive, or ``rounds`` < 1.
     """
     missing = [k for k in (ours, peer) if k is not None and k not in cases]
     if missing:
         raise KeyError(f"time_under_load: no case named {missing[0]!r} in cases {sorted(cases)}")
-    with busy_cores():
-        busy = time_interleaved(cases, repeats=repeats)
-    return load_figures(quiet_s, busy[ours]["median_s"], None if peer is None else busy[peer]["median_s"])
+    if rounds < 1:
+        raise ValueError(f"time_under_load: rounds must be >= 1, got {rounds}")
+    refs = {f"_reference_{name}": (fn, ()) for name, fn in LOAD_REFERENCES.items()}
+    timed = {**cases, **refs}
+    quiet = time_interleaved(refs, repeats=repeats)
+    quiet[ours] = {"median_s": quiet_s}
+    slow: dict[str, list[float]] = {name: [] for name in (ours, *refs)}
+    busy_ours, busy_peer = [], []
+    for r in range(rounds):
+        if r:
+            quiet = time_interleaved(timed, repeats=repeats)
+        with busy_cores():
+            busy = time_interleaved(timed, repeats=repeats)
+        for name in slow:
+            slow[name].append(busy[name]["median_s"] / quiet[name]["median_s"])
+        busy_ours.append(busy[ours]["median_s"])
+        if peer is not None:
+            busy_peer.append(busy[peer]["median_s"])
+    med = statistics.median
+    return load_figures(quiet_s, med(busy_ours), med(busy_peer) if peer is not None else None,
+                        slowdown=med(slow[ours]),
+                        floors={name: med(slow[f"_reference_{name}"]) for name in LOAD_REFERENCES})
 
 
 _NO_GOAL = object()

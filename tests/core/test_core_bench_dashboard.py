@@ -116,7 +116,8 @@ def _fake_root(tmp_path, *, failing: bool = False):
         from jaxlab.core.bench import emit, load_figures
         print("some peer's chatter {not json")
         emit("alpha", "fast", ours_s=0.001, peer="numpy", peer_s=0.004, compile_s=0.1, goal_ratio=2.0,
-             lapack=True, under_load=load_figures(0.001, 0.0012, 0.004))
+             lapack=True, under_load=load_figures(0.001, 0.0012, 0.004,
+                                                  floors={"one_thread_numpy": 1.5, "all_threads_xla_matmul": 2.0}))
         emit("alpha", "slow", ours_s=0.002, peer="numpy", peer_s=0.001, compile_s=0.1, goal_ratio=1.0, lapack=True)
         emit("alpha", "tput", ours_s=0.5, peer=None, peer_s=None, compile_s=0.1, goal=None,
              no_goal_reason="a throughput row")
@@ -149,7 +150,15 @@ def test_time_under_load_times_the_cases_with_every_core_busy(monkeypatch):
 
     import jaxlab.core.bench as B
 
-    state = {"busy": False, "timed_busy": None}
+    state = {"busy": False, "calls": []}
+    # per round: quiet and busy medians of jaxlab, the peer and the two references (round 1's quiet time of
+    # jaxlab is the caller's)
+    quiet = [{"one": 1.0, "all": 1.0}, {"ours": 1.0, "peer": 5.0, "one": 1.0, "all": 1.0},
+             {"ours": 2.0, "peer": 5.0, "one": 1.0, "all": 1.0}]
+    busy = [{"ours": 3.0, "peer": 12.0, "one": 1.5, "all": 2.0}, {"ours": 1.2, "peer": 10.0, "one": 1.6, "all": 2.2},
+            {"ours": 4.0, "peer": 11.0, "one": 1.4, "all": 1.8}]
+    names = {"ours": "ours", "peer": "peer", "_reference_one_thread_numpy": "one",
+             "_reference_all_threads_xla_matmul": "all"}
 
     @contextlib.contextmanager
     def fake_busy(n=None):
@@ -158,19 +167,41 @@ def test_time_under_load_times_the_cases_with_every_core_busy(monkeypatch):
         state["busy"] = False
 
     def fake_interleaved(cases, repeats):
-        state["timed_busy"], state["repeats"] = state["busy"], repeats
-        return {"ours": {"median_s": 3.0}, "peer": {"median_s": 12.0}}
+        n_busy = sum(b for b, _, _ in state["calls"])
+        state["calls"].append((state["busy"], sorted(cases), repeats))
+        table = busy[n_busy] if state["busy"] else quiet[n_busy]
+        return {c: {"median_s": table[names[c]]} for c in cases}
 
     monkeypatch.setattr(B, "busy_cores", fake_busy)
     monkeypatch.setattr(B, "time_interleaved", fake_interleaved)
     cases = {"ours": (lambda: None, ()), "peer": (lambda: None, ())}
     load = time_under_load(cases, 2.0, peer="peer", repeats=3)
-    assert state["timed_busy"] is True and state["busy"] is False and state["repeats"] == 3
-    assert load == load_figures(2.0, 3.0, 12.0)  # slowdown 1.5 (met, at the bound), ratio 4 under load
-    assert load["slowdown"] == 1.5 and load["met"] and load["ratio"] == 4.0
-    assert time_under_load(cases, 1.0, repeats=1)["peer_s"] is None  # no peer named: only jaxlab's figures
+    refs = ["_reference_all_threads_xla_matmul", "_reference_one_thread_numpy"]
+    every = sorted(["ours", "peer", *refs])
+    # the references alone quietly, then busy; then (quiet, busy) twice more, every case each time
+    assert state["calls"] == [(False, refs, 3), (True, every, 3)] + 2 * [(False, every, 3), (True, every, 3)]
+    assert state["busy"] is False
+    # slowdowns per round 3/2, 1.2/1, 4/2: median 1.5 (met, at the bound); busy times are medians over rounds
+    assert load["slowdown"] == 1.5 and load["met"] and load["ours_s"] == 3.0 and load["peer_s"] == 11.0
+    assert load["ratio"] == pytest.approx(11.0 / 3.0)
+    assert load["floors"] == {"one_thread_numpy": 1.5, "all_threads_xla_matmul": 2.0}
+    state["calls"].clear()
+    assert time_under_load(cases, 2.0, repeats=1, rounds=1)["peer_s"] is None  # no peer named: only jaxlab's
+    assert len(state["calls"]) == 2
     with pytest.raises(KeyError, match="'svgd'"):
         time_under_load(cases, 1.0, peer="svgd")
+    with pytest.raises(ValueError, match="rounds must be >= 1"):
+        time_under_load(cases, 1.0, rounds=0)
+
+
+def test_load_references_show_the_fair_share_floor():
+    """The reference programs run: one thread of numpy, and a jitted matmul with a known result."""
+    import jaxlab.core.bench as B
+
+    assert set(B.LOAD_REFERENCES) == {"one_thread_numpy", "all_threads_xla_matmul"}
+    out = B.LOAD_REFERENCES["all_threads_xla_matmul"]()
+    assert out.shape == (768, 768) and float(out[0, 0]) == pytest.approx(1.0 / 768, rel=1e-5)
+    assert B.LOAD_REFERENCES["one_thread_numpy"]() is None
 
 
 def test_bench_all_prints_the_table_and_writes_the_summary(tmp_path, monkeypatch, capsys):
@@ -189,6 +220,7 @@ def test_bench_all_prints_the_table_and_writes_the_summary(tmp_path, monkeypatch
     assert "none (a throughput row)" in lines["alpha:tput"]
     assert "4 rows: 2 meet their goal, 1 do not, 1 without a goal" in out
     assert "calls LAPACK, not timed under load: alpha:slow" in out
+    assert "  alpha:fast  slowdown 1.20 (bound 1.5), floors 1.50 / 2.00" in out
     assert "skipped beta:river: river not installed" in out
 
     summary = json.loads((root / "bench" / "results" / "summary.json").read_text())
