@@ -594,26 +594,72 @@ def _log_cdf_pair(below, above):
     return jnp.where(below <= 0, -jnp.inf, jnp.where(below < 0.5, jnp.log(safe_below), jnp.log1p(-above)))
 
 
+_SCAN_BLOCK = 32
+
+
+def _blocks(x, fill):
+    """``x`` (length ``V``) padded with ``fill`` to whole blocks of :data:`_SCAN_BLOCK`, as ``(V / block, block)``."""
+    nb = -(-x.shape[0] // _SCAN_BLOCK)
+    return jnp.pad(x, (0, nb * _SCAN_BLOCK - x.shape[0]), constant_values=fill).reshape(nb, _SCAN_BLOCK)
+
+
+def _prefix_sum(x, *, reverse: bool = False):
+    """Inclusive prefix sums of a 1-d float array, ``jnp.cumsum(x)`` (suffix sums with ``reverse``).
+
+    XLA-CPU runs ``jnp.cumsum`` as an associative scan, about 16 passes over the data at V = 50,000. Here each
+    block of 32 is summed by one matmul with an upper-triangular matrix of ones and the block totals by a short
+    cumsum: 1.4 against 2.6 ms on 16 x 50,000 float32, with no larger rounding error.
+    """
+    if reverse:
+        return _prefix_sum(x[::-1])[::-1]
+    tri = jnp.triu(jnp.ones((_SCAN_BLOCK, _SCAN_BLOCK), x.dtype))
+    inner = jnp.dot(_blocks(x, 0), tri, precision=jax.lax.Precision.HIGHEST)
+    offsets = jnp.cumsum(inner[:, -1]) - inner[:, -1]
+    return (inner + offsets[:, None]).reshape(-1)[: x.shape[0]]
+
+
+def _prefix_count(flags, *, float_below: int = 2**24):
+    """Inclusive prefix counts of a 1-d bool array as ``int32``, exactly.
+
+    Below ``float_below`` entries every count is an integer that float32 holds exactly, and :func:`_prefix_sum`
+    in float32 is the fast way (an int32 cumsum of the block totals made the whole best-of-N kernel 20 % slower).
+    Longer arrays count each block in float32 (at most 32, exact) and add int32 block offsets.
+    """
+    if flags.shape[0] < float_below:
+        return _prefix_sum(flags.astype(jnp.float32)).astype(jnp.int32)
+    tri = jnp.triu(jnp.ones((_SCAN_BLOCK, _SCAN_BLOCK), jnp.float32))
+    inner = jnp.dot(_blocks(flags.astype(jnp.float32), 0), tri, precision=jax.lax.Precision.HIGHEST).astype(jnp.int32)
+    offsets = jnp.cumsum(inner[:, -1]) - inner[:, -1]
+    return (inner + offsets[:, None]).reshape(-1)[: flags.shape[0]]
+
+
 @jax.jit
 def _best_of_n(log_pi0, r, n):
     V = r.shape[0]
     order = argsort_floats(r)  # jnp.argsort's permutation from an integer-key sort, several times faster on CPU
     r_s, lp_s = r[order], log_pi0[order]  # everything below is in ascending reward order
     p_s = jnp.exp(lp_s)
-    cum = jnp.concatenate([jnp.zeros(1, p_s.dtype), jnp.cumsum(p_s)])
-    tail = jnp.concatenate([jnp.cumsum(p_s[::-1])[::-1], jnp.zeros(1, p_s.dtype)])
-    # reward levels: i_lt = first index of the level (outputs below it), i_le = one past its last index
-    k = jnp.arange(V)
-    starts = jnp.concatenate([jnp.ones(1, bool), r_s[1:] != r_s[:-1]])
-    ends = jnp.concatenate([r_s[1:] != r_s[:-1], jnp.ones(1, bool)])
-    i_lt = jax.lax.cummax(jnp.where(starts, k, 0))
-    i_le = jax.lax.cummin(jnp.where(ends, k + 1, V), reverse=True)
-    log_f_le = _log_cdf_pair(cum[i_le], tail[i_le])
-    log_f_lt = _log_cdf_pair(cum[i_lt], tail[i_lt])
-    # P(level) = F_le^N − F_lt^N = F_le^N (1 − (F_lt/F_le)^N), in logs to avoid cancellation near F = 1
-    log_p_level = n * log_f_le + jnp.log(-jnp.expm1(n * (log_f_lt - log_f_le)))
-    q_level = jax.ops.segment_sum(p_s, i_lt, num_segments=V, indices_are_sorted=True)[i_lt]
-    log_bon_s = jnp.where(p_s > 0, lp_s + log_p_level - jnp.log(jnp.where(q_level > 0, q_level, 1.0)), -jnp.inf)
+    zero = jnp.zeros(1, p_s.dtype)
+    # ln F at the V + 1 cut points: F[k] = π₀-mass of the first k sorted outputs, from the mass above where F > 1/2
+    log_f = _log_cdf_pair(jnp.concatenate([zero, _prefix_sum(p_s)]),
+                          jnp.concatenate([_prefix_sum(p_s, reverse=True), zero]))
+    # reward levels: level j of L starts at a cut where the sorted reward changes; the cut V closes the last one
+    cut = jnp.concatenate([jnp.ones(1, bool), r_s[1:] != r_s[:-1], jnp.ones(1, bool)])
+    level = _prefix_count(cut) - 1  # (V + 1,): the level each output belongs to (level L at the cut V)
+    # ln F below each level, lined up by level (ln F is non-decreasing, so the max over a level is its first cut)
+    log_f_lt = jax.ops.segment_max(jnp.where(cut, log_f, -jnp.inf), level, num_segments=V + 1,
+                                   indices_are_sorted=True)
+    log_f_le = log_f_lt[1:]  # at or below level j = below level j + 1
+    # P(level) / q(level) with F_lt = F_le e^d, d = ln F_lt − ln F_le <= 0:
+    # (F_le^N − F_lt^N) / (F_le − F_lt) = F_le^(N−1) expm1(N d) / expm1(d), → N F_le^(N−1) as d → 0. The level mass q
+    # and the BoN mass come from the same two F values, so their ratio stays accurate for levels too small to
+    # resolve as a difference F_le − F_lt (near F = 1/2, say): there it tends to N F^(N−1), the exact limit.
+    d = jnp.minimum(log_f_lt[:-1] - log_f_le, 0.0)
+    ratio = jnp.where(d < 0, jnp.expm1(n * d) / jnp.expm1(jnp.where(d < 0, d, -1.0)), n)
+    log_rho = ((n - 1) * log_f_le + jnp.log(ratio))[level[:-1]]
+    log_bon_s = jnp.where(p_s > 0, lp_s + log_rho, -jnp.inf)
+    # materialise the policy before the two sums: fused into them, its exps and logs ran on one core
+    log_bon_s, log_rho = jax.lax.optimization_barrier((log_bon_s, log_rho))
     kl = kl_divergence(log_bon_s, lp_s)
     gain = jnp.sum((jnp.exp(log_bon_s) - p_s) * r_s)
     # order is a permutation: unique, in-bounds indices let XLA skip the collision and bounds handling

@@ -4,6 +4,7 @@ BoN/frontier ratios (claims `alignment:gaussian_bon_gain_matches_monte_carlo`,
 `alignment:exponential_bon_is_not_near_optimal`, `alignment:discrete_bon_kl_is_below_the_formula`)."""
 
 import itertools
+import math
 
 import jax
 import jax.numpy as jnp
@@ -126,3 +127,44 @@ def test_order_statistic_estimator_is_exact_bon_on_the_empirical_distribution():
     uniform = jnp.full(3000, -np.log(3000))
     for i in range(2):
         np.testing.assert_allclose(gain[i], best_of_n(uniform, x[i], 8)[2], rtol=1e-10)
+
+
+def test_a_level_too_small_to_resolve_as_a_cdf_difference_gets_its_exact_bon_mass():
+    """A level of mass δ = 1e-12 sitting at F = 1/2: P(level) / δ = ((1/2 + δ)^N − (1/2)^N) / δ, summed exactly as
+    Σ_k C(N, k) (1/2)^(N−k) δ^(k−1). The difference F_le − F_lt alone resolves δ only to ~1e-16 / 1e-12 = 1e-4."""
+    delta, n = 1e-12, 16
+    pi0 = np.array([0.5, delta, 0.5 - delta])
+    log_bon, _, _ = best_of_n(jnp.log(pi0), jnp.array([0.0, 1.0, 2.0]), n)
+    ratio = sum(math.comb(n, k) * 0.5 ** (n - k) * delta ** (k - 1) for k in range(1, n + 1))
+    np.testing.assert_allclose(float(log_bon[1]), np.log(delta) + np.log(ratio), rtol=0, atol=1e-13)
+    np.testing.assert_allclose(np.exp(np.asarray(log_bon)).sum(), 1.0, rtol=1e-14)
+
+
+def test_exact_bon_in_float32_follows_float64_on_many_tied_levels():
+    """50,000 outputs in ~800 reward levels: the float32 policy agrees with float64 to 1e-4 in log-probability
+    (the mass of a level and its BoN mass come from the same two CDF values, so their ratio keeps float32 accuracy
+    even where the level's mass is below the CDF's resolution)."""
+    rng = np.random.default_rng(3)
+    logits = 2.0 * rng.standard_normal(50_000)
+    log_pi0 = logits - special.logsumexp(logits)
+    r = np.round(rng.standard_normal(50_000), 2)
+    lb64, kl64, gain64 = best_of_n(jnp.asarray(log_pi0), jnp.asarray(r), 16)
+    lb32, kl32, gain32 = best_of_n(jnp.asarray(log_pi0, jnp.float32), jnp.asarray(r, jnp.float32), 16)
+    finite = np.isfinite(np.asarray(lb64))
+    assert lb32.dtype == jnp.float32 and np.array_equal(finite, np.isfinite(np.asarray(lb32)))
+    np.testing.assert_allclose(np.asarray(lb32, np.float64)[finite], np.asarray(lb64)[finite], rtol=0, atol=1e-4)
+    np.testing.assert_allclose([kl32, gain32], [kl64, gain64], rtol=2e-6)
+
+
+def test_blocked_prefix_sums_and_counts_equal_cumsum():
+    from jaxlab.alignment.kl_limits import _prefix_count, _prefix_sum
+
+    rng = np.random.default_rng(0)
+    for size in (1, 31, 32, 33, 1000):
+        x = rng.random(size)
+        np.testing.assert_allclose(_prefix_sum(jnp.asarray(x)), np.cumsum(x), rtol=1e-13)
+        np.testing.assert_allclose(_prefix_sum(jnp.asarray(x), reverse=True), np.cumsum(x[::-1])[::-1], rtol=1e-13)
+        flags = rng.random(size) < 0.3
+        for float_below in (2**24, 0):  # the float32 path, and the int32-offset path of very long arrays
+            got = _prefix_count(jnp.asarray(flags), float_below=float_below)
+            assert got.dtype == jnp.int32 and np.array_equal(got, np.cumsum(flags))
