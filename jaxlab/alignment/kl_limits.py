@@ -676,6 +676,12 @@ def best_of_n(log_pi0: Float[Array, " V"], r: Float[Array, " V"], n) -> tuple[Ar
     Outputs with exactly equal rewards form one level. Its KL is at most :func:`bon_kl_formula` (Beirami et al.,
     "Theoretical Guarantees on the Best-of-n Alignment Policy", arXiv:2401.01879).
 
+    Each output's probability is ``π₀(y) ρ_j`` with the level's ratio ``ρ_j = (F_j^N − F_{j−1}^N) / (F_j − F_{j−1})``,
+    evaluated as ``F_j^{N−1} expm1(N δ) / expm1(δ)``, ``δ = ln F_{j−1} − ln F_j`` (``ρ → N F_j^{N−1}`` as ``δ → 0``).
+    Numerator and denominator then come from the same two CDF values, so a level whose mass is below the CDF's
+    rounding (``F_j − F_{j−1} ≪ ε F_j``) still gets its BoN mass to working precision; ``ln F`` is taken from the
+    mass above where ``F > 1/2``.
+
     Args:
       log_pi0: ``(V,)`` float array, the base policy ``π₀`` as normalised log-probabilities (``−inf`` off its
         support).
