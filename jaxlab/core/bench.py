@@ -217,9 +217,10 @@ def load_figures(quiet_s: float, busy_s: float, peer_busy_s: float | None = None
 
 
 def _one_thread_reference() -> None:
-    """~5 ms of one-thread CPU work (numpy's sin runs on one thread)."""
+    """~20 ms of one-thread CPU work (numpy's sin runs on one thread): several of the scheduler's time slices, so
+    that one timing averages over them (a 5 ms reference read slowdowns anywhere from 1.0 to 2.2)."""
     x = np.linspace(0.0, 1.0, 1 << 15)
-    for _ in range(24):
+    for _ in range(96):
         np.sin(x, out=x)
 
 
@@ -227,12 +228,17 @@ _MATMUL_REFERENCE: list = []
 
 
 def _all_threads_reference() -> Any:
-    """~5 ms of XLA float32 matmul, which XLA-CPU spreads over every core."""
+    """~20 ms of XLA float32 matmuls, which XLA-CPU spreads over every core."""
     if not _MATMUL_REFERENCE:
-        a = jnp.ones((768, 768), jnp.float32) / 768
+        a = jnp.ones((1024, 1024), jnp.float32) / 1024
         _MATMUL_REFERENCE.extend([jax.jit(lambda a: (a @ a) @ a), a])
     f, a = _MATMUL_REFERENCE
     return f(a)
+
+
+def _time_references(repeats: int) -> dict[str, float]:
+    """Median seconds of each of :data:`LOAD_REFERENCES` (at least 5 calls), timed one after the other."""
+    return {name: time_fn(fn, repeats=max(repeats, 5))["median_s"] for name, fn in LOAD_REFERENCES.items()}
 
 
 LOAD_REFERENCES: dict[str, Callable[[], Any]] = {
@@ -254,7 +260,9 @@ def time_under_load(cases: dict[str, tuple[Callable, tuple]], quiet_s: float, *,
     ``quiet_s`` with the first busy timing, each later round times the cases quietly again, then busy. A single
     pair moved by up to 2x between runs of unchanged code; the machine's state drifts between a row's quiet
     timing and its busy one, and back-to-back pairs cancel that drift. The reference programs of
-    :data:`LOAD_REFERENCES` are timed in the same rounds, and their median slowdowns are reported as ``floors``.
+    :data:`LOAD_REFERENCES` are timed in the same rounds, each in a block of its own after the cases (interleaved
+    with XLA calls, the one-thread reference shared the cores with XLA's worker threads, which spin for a while
+    after each call, and read slowdowns of 1.0), and their median slowdowns are reported as ``floors``.
 
     Args:
       cases: ``{name: (fn, args)}`` as for :func:`time_interleaved`; it must hold ``ours`` (and ``peer``).
@@ -277,26 +285,24 @@ def time_under_load(cases: dict[str, tuple[Callable, tuple]], quiet_s: float, *,
         raise KeyError(f"time_under_load: no case named {missing[0]!r} in cases {sorted(cases)}")
     if rounds < 1:
         raise ValueError(f"time_under_load: rounds must be >= 1, got {rounds}")
-    refs = {f"_reference_{name}": (fn, ()) for name, fn in LOAD_REFERENCES.items()}
-    timed = {**cases, **refs}
-    quiet = time_interleaved(refs, repeats=repeats)
-    quiet[ours] = {"median_s": quiet_s}
-    slow: dict[str, list[float]] = {name: [] for name in (ours, *refs)}
+    slow: dict[str, list[float]] = {name: [] for name in (ours, *LOAD_REFERENCES)}
     busy_ours, busy_peer = [], []
     for r in range(rounds):
-        if r:
-            quiet = time_interleaved(timed, repeats=repeats)
+        quiet = time_interleaved(cases, repeats=repeats) if r else {ours: {"median_s": quiet_s}}
+        quiet_refs = _time_references(repeats)
         with busy_cores():
-            busy = time_interleaved(timed, repeats=repeats)
-        for name in slow:
-            slow[name].append(busy[name]["median_s"] / quiet[name]["median_s"])
+            busy = time_interleaved(cases, repeats=repeats)
+            busy_refs = _time_references(repeats)
+        slow[ours].append(busy[ours]["median_s"] / quiet[ours]["median_s"])
+        for name in LOAD_REFERENCES:
+            slow[name].append(busy_refs[name] / quiet_refs[name])
         busy_ours.append(busy[ours]["median_s"])
         if peer is not None:
             busy_peer.append(busy[peer]["median_s"])
     med = statistics.median
     return load_figures(quiet_s, med(busy_ours), med(busy_peer) if peer is not None else None,
                         slowdown=med(slow[ours]),
-                        floors={name: med(slow[f"_reference_{name}"]) for name in LOAD_REFERENCES})
+                        floors={name: med(slow[name]) for name in LOAD_REFERENCES})
 
 
 _NO_GOAL = object()

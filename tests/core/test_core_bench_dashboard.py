@@ -150,15 +150,15 @@ def test_time_under_load_times_the_cases_with_every_core_busy(monkeypatch):
 
     import jaxlab.core.bench as B
 
-    state = {"busy": False, "calls": []}
-    # per round: quiet and busy medians of jaxlab, the peer and the two references (round 1's quiet time of
-    # jaxlab is the caller's)
-    quiet = [{"one": 1.0, "all": 1.0}, {"ours": 1.0, "peer": 5.0, "one": 1.0, "all": 1.0},
-             {"ours": 2.0, "peer": 5.0, "one": 1.0, "all": 1.0}]
-    busy = [{"ours": 3.0, "peer": 12.0, "one": 1.5, "all": 2.0}, {"ours": 1.2, "peer": 10.0, "one": 1.6, "all": 2.2},
-            {"ours": 4.0, "peer": 11.0, "one": 1.4, "all": 1.8}]
-    names = {"ours": "ours", "peer": "peer", "_reference_one_thread_numpy": "one",
-             "_reference_all_threads_xla_matmul": "all"}
+    state = {"busy": False, "calls": [], "refs": []}
+    # per round: quiet and busy medians of jaxlab and the peer (round 1's quiet time of jaxlab is the caller's),
+    # and of the two references
+    quiet = [None, {"ours": 1.0, "peer": 5.0}, {"ours": 2.0, "peer": 5.0}]
+    busy = [{"ours": 3.0, "peer": 12.0}, {"ours": 1.2, "peer": 10.0}, {"ours": 4.0, "peer": 11.0}]
+    quiet_refs = {"one_thread_numpy": 1.0, "all_threads_xla_matmul": 1.0}
+    busy_refs = [{"one_thread_numpy": 1.5, "all_threads_xla_matmul": 2.0},
+                 {"one_thread_numpy": 1.6, "all_threads_xla_matmul": 2.2},
+                 {"one_thread_numpy": 1.4, "all_threads_xla_matmul": 1.8}]
 
     @contextlib.contextmanager
     def fake_busy(n=None):
@@ -170,24 +170,29 @@ def test_time_under_load_times_the_cases_with_every_core_busy(monkeypatch):
         n_busy = sum(b for b, _, _ in state["calls"])
         state["calls"].append((state["busy"], sorted(cases), repeats))
         table = busy[n_busy] if state["busy"] else quiet[n_busy]
-        return {c: {"median_s": table[names[c]]} for c in cases}
+        return {c: {"median_s": table[c]} for c in cases}
+
+    def fake_references(repeats):
+        state["refs"].append((state["busy"], repeats))
+        return busy_refs[len(state["refs"]) // 2 - 1] if state["busy"] else quiet_refs
 
     monkeypatch.setattr(B, "busy_cores", fake_busy)
     monkeypatch.setattr(B, "time_interleaved", fake_interleaved)
+    monkeypatch.setattr(B, "_time_references", fake_references)
     cases = {"ours": (lambda: None, ()), "peer": (lambda: None, ())}
     load = time_under_load(cases, 2.0, peer="peer", repeats=3)
-    refs = ["_reference_all_threads_xla_matmul", "_reference_one_thread_numpy"]
-    every = sorted(["ours", "peer", *refs])
-    # the references alone quietly, then busy; then (quiet, busy) twice more, every case each time
-    assert state["calls"] == [(False, refs, 3), (True, every, 3)] + 2 * [(False, every, 3), (True, every, 3)]
-    assert state["busy"] is False
+    # busy, then (quiet, busy) twice more, every case each time; the references quietly and busy in each round
+    assert state["calls"] == [(True, ["ours", "peer"], 3)] + 2 * [(False, ["ours", "peer"], 3),
+                                                                    (True, ["ours", "peer"], 3)]
+    assert state["refs"] == 3 * [(False, 3), (True, 3)] and state["busy"] is False
     # slowdowns per round 3/2, 1.2/1, 4/2: median 1.5 (met, at the bound); busy times are medians over rounds
     assert load["slowdown"] == 1.5 and load["met"] and load["ours_s"] == 3.0 and load["peer_s"] == 11.0
     assert load["ratio"] == pytest.approx(11.0 / 3.0)
     assert load["floors"] == {"one_thread_numpy": 1.5, "all_threads_xla_matmul": 2.0}
     state["calls"].clear()
+    state["refs"].clear()
     assert time_under_load(cases, 2.0, repeats=1, rounds=1)["peer_s"] is None  # no peer named: only jaxlab's
-    assert len(state["calls"]) == 2
+    assert len(state["calls"]) == 1 and len(state["refs"]) == 2
     with pytest.raises(KeyError, match="'svgd'"):
         time_under_load(cases, 1.0, peer="svgd")
     with pytest.raises(ValueError, match="rounds must be >= 1"):
@@ -200,7 +205,7 @@ def test_load_references_show_the_fair_share_floor():
 
     assert set(B.LOAD_REFERENCES) == {"one_thread_numpy", "all_threads_xla_matmul"}
     out = B.LOAD_REFERENCES["all_threads_xla_matmul"]()
-    assert out.shape == (768, 768) and float(out[0, 0]) == pytest.approx(1.0 / 768, rel=1e-5)
+    assert out.shape == (1024, 1024) and float(out[0, 0]) == pytest.approx(1.0 / 1024, rel=1e-5)
     assert B.LOAD_REFERENCES["one_thread_numpy"]() is None
 
 
