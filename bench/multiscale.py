@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.core.bench import calibration_gflops, emit, time_fn, time_interleaved, time_under_load
+from jaxlab.core.bench import calibration_gflops, emit, time_interleaved, time_under_load
 from jaxlab.multiscale import (
     MSIMConfig,
     lr_schedule,
@@ -152,12 +152,14 @@ def main() -> None:
     cfg = MSIMConfig(d, K, ("linear",) * K)
     ws = sample_features(jax.random.key(0), d, K).astype(jnp.float32)
     est = jax.jit(lambda k: estimate_from_chaos(first_chaos_mc(k, ws, n, cfg), d, K))
-    ours = time_fn(est, jax.random.key(1), repeats=3)
-    load = time_under_load({"ours": (est, (jax.random.key(1),))}, ours["median_s"], repeats=3)
-    q_ours = float(jnp.min(overlaps(est(jax.random.key(1)), ws)))
     rng = np.random.default_rng(0)
     wsn = np.asarray(ws)
-    peer = time_fn(lambda: np_unfolding(rng, wsn, n, d, K, cfg.links, chunk=256), repeats=3)
+    # round-robin, so that the load of a shared machine hits both alike
+    t = time_interleaved({"ours": (est, (jax.random.key(1),)),
+                          "numpy": (lambda: np_unfolding(rng, wsn, n, d, K, cfg.links, chunk=256), ())}, repeats=3)
+    ours, peer = t["ours"], t["numpy"]
+    load = time_under_load({"ours": (est, (jax.random.key(1),))}, ours["median_s"], repeats=3)
+    q_ours = float(jnp.min(overlaps(est(jax.random.key(1)), ws)))
     q_peer = float(np.min(np.abs(np.sum(np_unfolding(rng, wsn, n, d, K, cfg.links, chunk=256) * wsn, 1))))
     emit(AREA, f"unfolding_K{K}_d{d}_n{n}_float32", ours_s=ours["median_s"], peer="numpy (same estimator)",
          peer_s=peer["median_s"], compile_s=ours["first_s"] - ours["median_s"], calibration=calib,
@@ -170,9 +172,12 @@ def main() -> None:
     sched = lr_schedule(d, 0.3, T_w, 0.2)
     many = jax.jit(jax.vmap(lambda k: run_online_sgd(k, ws2, cfg2, steps, sched, 64)[1]))
     keys = jax.random.split(jax.random.key(3), seeds)
-    ours = time_fn(many, keys, repeats=3)
-    one = time_fn(lambda: np_sgd(rng, np.asarray(ws2), d, steps, lambda t: float(sched(t)) if t == 0 else
-                                 (0.3 / (d * math.log(d)) if t < T_w else 0.2 / d)), repeats=1)
+    def numpy_one_seed():
+        return np_sgd(rng, np.asarray(ws2), d, steps, lambda t: float(sched(t)) if t == 0 else
+                      (0.3 / (d * math.log(d)) if t < T_w else 0.2 / d))
+
+    t = time_interleaved({"ours": (many, (keys,)), "numpy": (numpy_one_seed, ())}, repeats=3)
+    ours, one = t["ours"], t["numpy"]
     final = np.abs(np.asarray(many(keys))[:, -1]).min(1)
     emit(AREA, f"sgd_{seeds}seeds_d{d}_{steps}steps_float32", ours_s=ours["median_s"],
          peer="numpy loop (1 seed x 64)", peer_s=one["median_s"] * seeds, compile_s=ours["first_s"] - ours["median_s"],

@@ -60,7 +60,6 @@ def epoch_case(calib: float) -> None:
     starts_v = np.stack([np.asarray(a) for a in starts], axis=1)
 
     lm = lambda th: F.fit_multistart("chinchilla", th, X, log_L, method="lm", huber_delta=1e-3)[0]  # noqa: E731
-    t_lm = time_fn(lm, starts, repeats=7)
     # the same starts in one pool on one host thread (the default runs one pool per usable core, here two)
     one = functools.partial(F._compact_multistart, F.resolve_law("chinchilla"), "lm",
                             F._multistart_options("lm", dict(huber_delta=1e-3)), groups=1)
@@ -79,9 +78,11 @@ def epoch_case(calib: float) -> None:
         val, g = vg(jnp.asarray(v))
         return float(val), np.asarray(g)
 
-    t0 = time.perf_counter()
-    sc = [optimize.minimize(scipy_fun, starts_v[i], jac=True, method="L-BFGS-B") for i in range(N_SCIPY)]
-    t_scipy = (time.perf_counter() - t0) * 1024 / N_SCIPY
+    scipy_loop = functools.partial(_scipy_loop, scipy_fun, starts_v)
+    # round-robin with the scipy loop over N_SCIPY starts (timed 5 times, not once), extrapolated to 1024
+    t = time_interleaved({"lm": (lm, (starts,)), "scipy": (scipy_loop, ())}, repeats=5)
+    t_lm, t_scipy = t["lm"], t["scipy"]["median_s"] * 1024 / N_SCIPY
+    sc = scipy_loop()
     sc_best = min(sc, key=lambda r: r.fun if np.isfinite(r.fun) else np.inf)
     emit(AREA, "epoch_huber_1024_starts_f64", ours_s=t_lm["median_s"],
          peer=f"scipy L-BFGS-B loop (x{1024 // N_SCIPY} from {N_SCIPY})", peer_s=t_scipy,
@@ -146,14 +147,17 @@ def epoch_case(calib: float) -> None:
     bfgs_rows(calib, X, log_L, starts, scipy_fun, starts_v, best_v)
 
 
+def _scipy_loop(scipy_fun, starts_v):
+    """The peer: scipy L-BFGS-B from each of the first N_SCIPY starts, one after the other."""
+    return [optimize.minimize(scipy_fun, starts_v[i], jac=True, method="L-BFGS-B") for i in range(N_SCIPY)]
+
+
 def bfgs_rows(calib, X, log_L, starts, scipy_fun, starts_v, best_v) -> None:
     """jaxlab's BFGS multistart (optimistix BFGS, compacted) on 32 and on 1024 starts, timed round-robin with the
     scipy L-BFGS-B loop over the 32 starts (x32 for 1024)."""
     s_sub = jax.tree.map(lambda a: a[:N_SCIPY], starts)
     bf = lambda th: F.fit_multistart("chinchilla", th, X, log_L, method="bfgs")  # noqa: E731
-
-    def scipy_loop():
-        return [optimize.minimize(scipy_fun, starts_v[i], jac=True, method="L-BFGS-B") for i in range(N_SCIPY)]
+    scipy_loop = functools.partial(_scipy_loop, scipy_fun, starts_v)
 
     t = time_interleaved({"scipy": (scipy_loop, ()), "bfgs_32": (bf, (s_sub,)), "bfgs_1024": (bf, (starts,))},
                          repeats=5)
