@@ -11,6 +11,7 @@ whether the measurement meets it; ``jaxlab bench --all`` gathers the rows into o
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import operator
 import os
@@ -224,15 +225,15 @@ def _one_thread_reference() -> None:
         np.sin(x, out=x)
 
 
-_MATMUL_REFERENCE: list = []
+@functools.cache
+def _matmul_program() -> tuple[Callable[[Any], Any], Any]:
+    a = jnp.ones((1024, 1024), jnp.float32) / 1024
+    return jax.jit(lambda a: (a @ a) @ a), a
 
 
 def _all_threads_reference() -> Any:
     """~20 ms of XLA float32 matmuls, which XLA-CPU spreads over every core."""
-    if not _MATMUL_REFERENCE:
-        a = jnp.ones((1024, 1024), jnp.float32) / 1024
-        _MATMUL_REFERENCE.extend([jax.jit(lambda a: (a @ a) @ a), a])
-    f, a = _MATMUL_REFERENCE
+    f, a = _matmul_program()
     return f(a)
 
 
