@@ -21,6 +21,7 @@ import argparse
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -291,6 +292,30 @@ def _is_skip(row: dict) -> bool:
     return "skipped" in row and "ours_s" not in row
 
 
+_SIMD_FLAGS = ("avx2", "fma", "avx512f", "avx512_bf16", "avx512_fp16", "amx_tile")
+
+
+def _cpu() -> dict:
+    """The CPU's model name and the SIMD extensions that move bench ratios (``/proc/cpuinfo``; empty elsewhere).
+
+    Peers differ in how they use the vector units (numpy's sorts are AVX-512 kernels where the CPU has them, XLA's
+    CPU sort calls a compiled comparator), so the same row can read several times apart on two machines of one
+    size. The dashboard records both so that a baseline is compared only with a run on the same kind of CPU.
+    """
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return {}
+    model = re.search(r"^model name\s*:\s*(.+)$", text, re.M)
+    flags = re.search(r"^flags\s*:\s*(.+)$", text, re.M)
+    have = set(flags.group(1).split()) if flags else set()
+    family = re.search(r"^cpu family\s*:\s*(\d+)$", text, re.M)
+    number = re.search(r"^model\s*:\s*(\d+)$", text, re.M)
+    return {"cpu_model": model.group(1).strip() if model else None,
+            "cpu_family_model": f"{family.group(1)}/{number.group(1)}" if family and number else None,
+            "simd": [f for f in _SIMD_FLAGS if f in have]}
+
+
 def _machine() -> dict:
     import platform
 
@@ -302,7 +327,7 @@ def _machine() -> dict:
     cores = usable_cores()
     return {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
             "cpu_count": os.cpu_count(), "cpus_usable": cores, "python": platform.python_version(),
-            "jax": jax.__version__, "jaxlib": jaxlib.__version__}
+            "jax": jax.__version__, "jaxlib": jaxlib.__version__, **_cpu()}
 
 
 _SUMMARY_FIELDS = ("script", "area", "case", "peer", "ours_s", "peer_s", "ratio", "compile_s", "goal",
@@ -388,6 +413,17 @@ def _load_summary(path: str) -> dict:
     return data
 
 
+def _cpu_mismatch(old_machine: dict, new_machine: dict) -> str | None:
+    """A warning line where the two summaries name different CPUs (model or SIMD extensions), else ``None``."""
+    keys = ("cpu_model", "cpu_family_model", "simd", "cpus_usable")
+    differ = [k for k in keys if k in old_machine and k in new_machine and old_machine[k] != new_machine[k]]
+    if not differ:
+        return None
+    said = "; ".join(f"{k} {old_machine[k]} -> {new_machine[k]}" for k in differ)
+    return f"warning: the two runs are on different CPUs ({said}); ratios against peers move with the CPU, not only " \
+           "with the code"
+
+
 def _print_compare(old_rows: list[dict], new_rows: list[dict], old_name: str, new_name: str) -> None:
     """Per row (matched on area and case): the old ratio, the new ratio and new / old, then rows on one side only."""
     def key(r: dict) -> str:
@@ -425,6 +461,8 @@ def cmd_bench(args) -> int:
         except ValueError as exc:
             print(exc, file=sys.stderr)
             return 2
+        if warning := _cpu_mismatch(a.get("machine") or {}, b.get("machine") or {}):
+            print(warning)
         _print_compare(a["rows"], b["rows"], args.compare, args.against)
         return 0
     root = _source_root()
@@ -462,6 +500,9 @@ def cmd_bench(args) -> int:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps([{k: v for k, v in r.items() if k != "script"} for r in rows], indent=2) + "\n")
     _print_table(all_rows, failed)
+    m = _machine()
+    print(f"machine: {m.get('cpu_model')} (family/model {m.get('cpu_family_model')}), SIMD "
+          f"{' '.join(m.get('simd') or []) or 'unknown'}, {m['cpus_usable']} usable cores; jax {m['jax']}")
     for r in skipped:
         print(f"skipped {r.get('area')}:{r.get('case')}: {r.get('skipped')}")
     if args.all:
@@ -470,6 +511,8 @@ def cmd_bench(args) -> int:
         print(f"summary: {path}")
     if baseline is not None:  # the baseline's rows of the scripts that ran (all of them after --all)
         old_rows = [r for r in baseline["rows"] if r.get("script") in (None, *areas)]
+        if warning := _cpu_mismatch(baseline.get("machine") or {}, _machine()):
+            print(warning)
         _print_compare(old_rows, all_rows, args.compare, "this run")
     return 1 if failed else 0
 

@@ -232,6 +232,7 @@ def test_bench_all_prints_the_table_and_writes_the_summary(tmp_path, monkeypatch
     assert (summary["met"], summary["unmet"], summary["no_goal"]) == (2, 1, 1)
     assert summary["failed"] == [] and summary["scripts"] == ["alpha", "beta"]
     assert {"platform", "cpu_count", "jax", "jaxlib"} <= set(summary["machine"])
+    assert "usable cores; jax" in out
     assert "T" in summary["created"]
     fast = next(r for r in summary["rows"] if r["case"] == "fast")
     assert fast["ratio"] == pytest.approx(4.0) and fast["met"] is True and fast["lapack"] is True
@@ -299,3 +300,19 @@ def test_compare_after_a_run(tmp_path, monkeypatch, capsys):
     line = next(ln for ln in out.splitlines() if ln.startswith("beta:one vs numpy"))
     assert line.split()[-6:] == ["4", "2", "0.5", "yes", "->", "yes"]
     assert "alpha:fast" not in out  # a script that did not run is not reported as missing
+
+
+def test_compare_warns_when_the_cpus_differ(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(cli, "_source_root", lambda: None)
+    rows = [_row("k", 4.0, True)]
+    a, b = _summary_file(tmp_path / "a.json", rows), _summary_file(tmp_path / "b.json", rows)
+    assert cli.main(["bench", "--compare", a, "--against", b]) == 0
+    assert "different CPUs" not in capsys.readouterr().out  # no CPU recorded: nothing to warn about
+    for path, simd in ((a, ["avx2", "fma"]), (b, ["avx2", "fma", "avx512f"])):
+        data = json.loads(open(path).read())
+        data["machine"] = {"cpu_model": "x", "simd": simd}
+        open(path, "w").write(json.dumps(data))
+    assert cli.main(["bench", "--compare", a, "--against", b]) == 0
+    out = capsys.readouterr().out
+    assert "different CPUs (simd ['avx2', 'fma'] -> ['avx2', 'fma', 'avx512f'])" in out
+    assert cli._cpu_mismatch({"cpu_model": "x"}, {"cpu_model": "x", "simd": []}) is None  # only shared keys count
