@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from jaxlab import forecasting as F
-from jaxlab.forecasting.models import moving_average
+from jaxlab.forecasting.models import _moving_average_adjoint, moving_average
 
 T, H, C = 48, 12, 3
 KEY = jax.random.key(0)
@@ -52,6 +52,25 @@ def test_dlinear_moving_average_and_forward(x):
     np.testing.assert_allclose(m(x), want, rtol=1e-10, atol=1e-12)
     with pytest.raises(ValueError, match="kernel must be odd"):
         F.DLinear(T, H, key=KEY, kernel=4)
+
+
+@pytest.mark.parametrize("T_, k", [(40, 25), (7, 25), (9, 1), (30, 3)])
+def test_moving_average_adjoint_is_the_transpose(T_, k):
+    # MA_k as a matrix, one column per unit vector; the adjoint must be its transpose (DLinear folds through it)
+    eye = jnp.eye(T_, dtype=jnp.float64)
+    M = np.stack([np.asarray(moving_average(eye[j], k)) for j in range(T_)], 1)  # (T, T): column j = MA(e_j)
+    np.testing.assert_allclose(M.sum(1), 1.0, rtol=1e-13)  # an average: rows sum to 1
+    d = np.random.default_rng(T_ + k).standard_normal((5, T_))
+    np.testing.assert_allclose(_moving_average_adjoint(jnp.asarray(d), k), d @ M, rtol=1e-12, atol=1e-13)
+
+
+def test_dlinear_float32_matches_float64():
+    m64 = F.DLinear(T, H, key=KEY, revin=False, dtype=jnp.float64)
+    m32 = jax.tree.map(lambda a: a.astype(jnp.float32) if eqx.is_inexact_array(a) else a, m64)
+    xs = jax.random.normal(jax.random.key(3), (T, C), jnp.float64).cumsum(0)
+    y64, y32 = m64(xs), m32(xs.astype(jnp.float32))
+    assert y32.dtype == jnp.float32
+    np.testing.assert_allclose(y32, y64, rtol=2e-5, atol=2e-5 * float(jnp.max(jnp.abs(y64))))
 
 
 def test_mlp_matches_numpy(x):
