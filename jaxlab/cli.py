@@ -334,14 +334,14 @@ _SUMMARY_FIELDS = ("script", "area", "case", "peer", "ours_s", "peer_s", "ratio"
                    "goal_clauses", "met", "no_goal_reason", "lapack", "under_load")
 
 
-def _summary(rows: list[dict], failed: list[str], scripts: list[str], skipped: list[dict]) -> dict:
+def _summary(rows: list[dict], failed: list[str], scripts: list[str], skipped: list[dict], machine: dict) -> dict:
     """The dashboard's summary: the machine, every row's goal fields and the counts of met / unmet / no goal."""
     import datetime
 
     kept = [{k: r.get(k) for k in _SUMMARY_FIELDS} for r in rows]
     return {
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "machine": _machine(),
+        "machine": machine,
         "scripts": scripts,
         "failed": failed,
         "skipped": skipped,
@@ -500,18 +500,19 @@ def cmd_bench(args) -> int:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps([{k: v for k, v in r.items() if k != "script"} for r in rows], indent=2) + "\n")
     _print_table(all_rows, failed)
-    m = _machine()
-    print(f"machine: {m.get('cpu_model')} (family/model {m.get('cpu_family_model')}), SIMD "
-          f"{' '.join(m.get('simd') or []) or 'unknown'}, {m['cpus_usable']} usable cores; jax {m['jax']}")
+    machine = _machine()
+    print(f"machine: {machine.get('cpu_model')} (family/model {machine.get('cpu_family_model')}), SIMD "
+          f"{' '.join(machine.get('simd') or []) or 'unknown'}, {machine['cpus_usable']} usable cores; "
+          f"jax {machine['jax']}")
     for r in skipped:
         print(f"skipped {r.get('area')}:{r.get('case')}: {r.get('skipped')}")
     if args.all:
         path = root / "bench" / "results" / "summary.json"
-        path.write_text(json.dumps(_summary(all_rows, failed, areas, skipped), indent=2) + "\n")
+        path.write_text(json.dumps(_summary(all_rows, failed, areas, skipped, machine), indent=2) + "\n")
         print(f"summary: {path}")
     if baseline is not None:  # the baseline's rows of the scripts that ran (all of them after --all)
         old_rows = [r for r in baseline["rows"] if r.get("script") in (None, *areas)]
-        if warning := _cpu_mismatch(baseline.get("machine") or {}, _machine()):
+        if warning := _cpu_mismatch(baseline.get("machine") or {}, machine):
             print(warning)
         _print_compare(old_rows, all_rows, args.compare, "this run")
     return 1 if failed else 0

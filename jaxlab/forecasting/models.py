@@ -220,19 +220,11 @@ def moving_average(x: Float[Array, " T"], kernel: int) -> Float[Array, " T"]:
 
 
 def _moving_average_adjoint(d: Float[Array, "... T"], kernel: int) -> Float[Array, "... T"]:
-    """``MA_kᵀ`` applied to each row of ``d`` (last axis), so that ``d @ MA_k = _moving_average_adjoint(d, k)``.
-
-    :func:`moving_average` is ``MA_k = C P``: replicate padding ``P`` (``h = (k−1)/2`` copies of each end value) and a
-    valid box filter ``C``. ``Cᵀ`` is the full box filter (length ``T + 2h``); ``Pᵀ`` keeps positions ``h .. h+T−1`` and
-    adds the ``h`` padded positions at each end onto the first and last entries.
-    """
-    h = (kernel - 1) // 2
-    box = jnp.full((kernel,), 1.0 / kernel, d.dtype)
-    full = jax.vmap(lambda row: jnp.convolve(row, box, mode="full"))(d.reshape(-1, d.shape[-1]))
-    T = d.shape[-1]
-    out = full[:, h:h + T]
-    out = out.at[:, 0].add(jnp.sum(full[:, :h], axis=1)).at[:, -1].add(jnp.sum(full[:, h + T:], axis=1))
-    return out.reshape(d.shape)
+    """``MA_kᵀ`` applied to each row of ``d`` (last axis), so that ``d @ MA_k = _moving_average_adjoint(d, k)``: the
+    linear transpose of :func:`moving_average` itself (box filter in full mode, the padded ends summed back)."""
+    rows = d.reshape(-1, d.shape[-1])
+    ma_t = jax.linear_transpose(lambda x: moving_average(x, kernel), jax.ShapeDtypeStruct(rows.shape[1:], rows.dtype))
+    return jax.vmap(lambda row: ma_t(row)[0])(rows).reshape(d.shape)
 
 
 @cites(DLINEAR)
